@@ -1,0 +1,39 @@
+/**
+ * Service time. The engine never reads `Date.now()` itself: the server passes a
+ * clock that may run faster than wall time (`GENVIDEO_TIME_SCALE`), the mock a
+ * virtual one that tests move by hand.
+ */
+export interface Clock {
+  /** Milliseconds since the Unix epoch, in service time. */
+  now(): number;
+}
+
+/** Wall time, optionally sped up: `scale` service milliseconds pass per real millisecond. */
+export function systemClock(scale = 1, epoch: number = Date.now()): Clock {
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new RangeError(`time scale must be a positive number, got ${scale}`);
+  return { now: () => epoch + (Date.now() - epoch) * scale };
+}
+
+/** A clock that only moves when told to: for tests and the msw mock. */
+export interface ManualClock extends Clock {
+  /** Moves service time forward by `milliseconds` (never backward). */
+  advance(milliseconds: number): number;
+  set(epochMilliseconds: number): void;
+}
+
+export function manualClock(start: number = Date.UTC(2026, 0, 1)): ManualClock {
+  let current = start;
+  return {
+    now: () => current,
+    advance(milliseconds) {
+      if (!(milliseconds >= 0)) throw new RangeError(`cannot advance the clock by ${milliseconds} ms`);
+      current += milliseconds;
+      return current;
+    },
+    set(epochMilliseconds) {
+      if (epochMilliseconds < current) throw new RangeError("the clock never moves backward");
+      current = epochMilliseconds;
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from "./clock.js";
+export type * from "./ports.js";

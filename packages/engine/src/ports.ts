@@ -1,0 +1,244 @@
+/**
+ * The engine's ports: the records it keeps and the interfaces its hosts
+ * implement. The reference server provides SQLite/PostgreSQL stores, a real
+ * renderer and an SSRF-safe sender; the msw mock provides the in-memory store,
+ * a fixture renderer and a fetch-based sender. All times are service-time
+ * milliseconds since the epoch (see `Clock`).
+ */
+import type { AspectRatio, FailureCode, GenerationRequest, ModelType } from "@genvideo/schema";
+
+export type TaskState = "queued" | "processing" | "completed" | "failed";
+
+/** Outcomes a prompt marker (or a mock control) forces; absent means a normal render. */
+export interface TaskScenario {
+  fail?: Exclude<FailureCode, "TIMEOUT">;
+  /** Never finishes: the deadline turns it into TIMEOUT. */
+  timeout?: boolean;
+  /** Service time the generation takes, overriding the default. */
+  delayMs?: number;
+}
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  credits: number;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  hash: string;
+  /** The first characters of the key, safe to show in listings (`gen_sk_AbCd`). */
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+  /** Set when a rotation gives the key an overlap window; refused from then on. */
+  expiresAt: number | null;
+}
+
+export interface WebhookSecretRecord {
+  id: string;
+  accountId: string;
+  /** `whsec_<base64>`. Needed in clear to sign; never logged, never in a response. */
+  secret: string;
+  createdAt: number;
+  /** Rotation overlap: the old secret still signs until then. */
+  expiresAt: number | null;
+}
+
+export interface TaskRecord {
+  id: string;
+  accountId: string;
+  state: TaskState;
+  failureCode: FailureCode | null;
+  /** The validated request as received (images included). */
+  request: GenerationRequest;
+  modelType: ModelType;
+  aspectRatio: AspectRatio;
+  callbackUrl: string | null;
+  scenario: TaskScenario;
+  /** Credits charged at creation; refunded at most once (`refundedAt`). */
+  cost: number;
+  refundedAt: number | null;
+  progress: number;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  /** When generation is due to end (service time), set when processing starts. */
+  finishAt: number | null;
+  /** createdAt + 10 minutes: past it, a task not yet terminal becomes TIMEOUT. */
+  deadlineAt: number;
+  completedAt: number | null;
+  /** Storage key of the rendered video, once there is one. */
+  videoKey: string | null;
+  /** Worker lease: who is rendering it and until when the claim holds. */
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+}
+
+export type LedgerReason = "grant" | "charge" | "refund";
+
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  taskId: string | null;
+  /** Positive for grants and refunds, negative for charges. */
+  delta: number;
+  reason: LedgerReason;
+  createdAt: number;
+}
+
+export interface IdempotencyRecord {
+  accountId: string;
+  key: string;
+  /** SHA-256 of the canonical request, so a different body is told apart (422). */
+  requestHash: string;
+  /** `in_progress` while the first request runs (409 to others). */
+  state: "in_progress" | "done";
+  responseStatus: number | null;
+  responseBody: string | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type WebhookEventState = "pending" | "delivered" | "failed";
+
+export interface WebhookEventRecord {
+  /** The `webhook-id`: stable across every attempt of this event. */
+  id: string;
+  taskId: string;
+  accountId: string;
+  url: string;
+  /** Exactly the bytes that are signed and sent. */
+  payload: string;
+  state: WebhookEventState;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+}
+
+export interface WebhookAttemptRecord {
+  eventId: string;
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** One unit of work inside a transaction: every state change and its ledger entry commit together. */
+export interface StoreTransaction {
+  getAccount(id: string): Promise<AccountRecord | undefined>;
+  getAccountByName(name: string): Promise<AccountRecord | undefined>;
+  listAccounts(): Promise<AccountRecord[]>;
+  insertAccount(account: AccountRecord): Promise<void>;
+  /** Adds `entry.delta` to the account's credits and records the entry. */
+  appendLedger(entry: LedgerEntry): Promise<void>;
+  listLedger(accountId: string): Promise<LedgerEntry[]>;
+
+  getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, "revokedAt" | "expiresAt">>): Promise<void>;
+
+  listWebhookSecrets(accountId: string): Promise<WebhookSecretRecord[]>;
+  insertWebhookSecret(secret: WebhookSecretRecord): Promise<void>;
+  updateWebhookSecret(id: string, patch: Partial<Pick<WebhookSecretRecord, "expiresAt">>): Promise<void>;
+
+  getTask(id: string): Promise<TaskRecord | undefined>;
+  insertTask(task: TaskRecord): Promise<void>;
+  /**
+   * Compare-and-set: applies `patch` only while the task is in one of `from`
+   * (and, when given, still leased by `leaseOwner`). Returns whether it did,
+   * so exactly one of two racing transitions wins.
+   */
+  transitionTask(
+    id: string,
+    from: readonly TaskState[],
+    patch: Partial<Omit<TaskRecord, "id" | "accountId" | "request">>,
+    leaseOwner?: string,
+  ): Promise<boolean>;
+  /** Claims up to `limit` queued tasks (oldest first) for `owner` until `leaseExpiresAt`, moving them to processing. */
+  claimQueuedTasks(owner: string, limit: number, now: number, leaseExpiresAt: number): Promise<TaskRecord[]>;
+  /** Processing tasks whose lease expired (their worker died): to be released or re-claimed. */
+  listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]>;
+  /** Tasks not terminal whose deadline is at or before `now`. */
+  listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]>;
+  /** Processing tasks with a rendered video whose `finishAt` is at or before `now`. */
+  listDueCompletions(now: number, limit: number): Promise<TaskRecord[]>;
+  countTasks(accountId?: string): Promise<number>;
+
+  getIdempotency(accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Inserts unless a live record exists; returns false when one does (the caller then reads it). */
+  insertIdempotency(record: IdempotencyRecord): Promise<boolean>;
+  completeIdempotency(accountId: string, key: string, status: number, body: string): Promise<void>;
+  deleteIdempotency(accountId: string, key: string): Promise<void>;
+  deleteExpiredIdempotency(now: number): Promise<number>;
+
+  insertWebhookEvent(event: WebhookEventRecord): Promise<void>;
+  getWebhookEvent(id: string): Promise<WebhookEventRecord | undefined>;
+  listWebhookEvents(taskId: string): Promise<WebhookEventRecord[]>;
+  /** Claims up to `limit` pending events due at `now` for `owner` (expired leases included). */
+  claimDueWebhookEvents(
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+  ): Promise<WebhookEventRecord[]>;
+  updateWebhookEvent(
+    id: string,
+    patch: Partial<
+      Pick<WebhookEventRecord, "state" | "attemptCount" | "nextAttemptAt" | "leaseOwner" | "leaseExpiresAt">
+    >,
+  ): Promise<void>;
+  insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void>;
+  listWebhookAttempts(eventId: string): Promise<WebhookAttemptRecord[]>;
+}
+
+export interface Store {
+  /** Runs `work` atomically: all of it commits, or none of it does. */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** What a renderer is asked to make: the request plus the output geometry. */
+export interface RenderJob {
+  taskId: string;
+  request: GenerationRequest;
+  aspectRatio: AspectRatio;
+}
+
+export interface Renderer {
+  /**
+   * Makes the MP4 for a task and returns its storage key. Must stop promptly
+   * when `signal` aborts (the task hit its deadline); a rejection becomes
+   * `GENERATION_FAILED` with a refund.
+   */
+  render(job: RenderJob, signal: AbortSignal): Promise<{ videoKey: string }>;
+}
+
+/** Where rendered videos live and how a client downloads them. */
+export interface VideoStorage {
+  /** The signed `video_url` for a stored video (see DESIGN.md: expires, signature). */
+  signedUrl(videoKey: string, taskId: string, now: number): Promise<string>;
+}
+
+export interface WebhookDelivery {
+  url: string;
+  /** Headers to send: content-type and the Standard Webhooks trio. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type WebhookAttemptOutcome =
+  | { ok: true; statusCode: number; durationMs: number }
+  | { ok: false; statusCode: number | null; error: string; durationMs: number };
+
+export interface WebhookSender {
+  /** One attempt: resolves with its outcome, never rejects. */
+  send(delivery: WebhookDelivery, signal: AbortSignal): Promise<WebhookAttemptOutcome>;
+}

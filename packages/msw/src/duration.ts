@@ -1,0 +1,14 @@
+const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Parses `"10m"`, `"90s"`, `"1h30m"` or a number of milliseconds into milliseconds. */
+export function parseDuration(value: string | number): number {
+  if (typeof value === "number") {
+    if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`invalid duration: ${value}`);
+    return value;
+  }
+  const parts = [...value.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== value.trim().replace(/\s+/g, "")) {
+    throw new RangeError(`invalid duration "${value}": use forms like 500ms, 90s, 10m, 1h30m`);
+  }
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * units[unit as string]!, 0);
+}

@@ -1,0 +1,3 @@
+import { genvideoBuild } from "../../tsup.shared.ts";
+
+export default genvideoBuild();

@@ -1,0 +1,3 @@
+import { genvideoProject } from "../../vitest.shared.ts";
+
+export default genvideoProject("schema");
