@@ -2,8 +2,12 @@ import { defineConfig } from "vitest/config";
 
 // One vitest run covers every package, so CI reads a single JSON report.
 // Each package's own vitest.config.ts makes it a project.
+const jsonReport = process.env.GENVIDEO_TEST_REPORT;
+
 export default defineConfig({
   test: {
     projects: ["packages/*", "apps/*"],
+    // .ci/run sets GENVIDEO_TEST_REPORT to count passed and failed tests from the JSON report.
+    ...(jsonReport ? { reporters: ["default", ["json", { outputFile: jsonReport }]] } : {}),
   },
 });
