@@ -1,0 +1,95 @@
+/**
+ * Checks an image sent as a data URI against the contract: declared type, base64, decoded size,
+ * bytes matching the declared type, pixel size. Kept apart from the response schemas so that a
+ * client importing only those never bundles image parsing.
+ */
+import { decodeBase64, decodedBase64Length, isBase64 } from "./base64.js";
+import { type ImageFormat, readImageSize, sniffImageFormat } from "./image-header.js";
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE_PX, IMAGE_MEDIA_TYPES, type ImageMediaType } from "./limits.js";
+
+/** A data URI that passed every check, decoded. */
+export interface InspectedImage {
+  ok: true;
+  mediaType: ImageMediaType;
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** Why a data URI was refused, as a sentence for the person who sent it. */
+export interface RejectedImage {
+  ok: false;
+  message: string;
+}
+
+const FORMAT_OF_MEDIA_TYPE: Record<ImageMediaType, ImageFormat> = {
+  "image/jpeg": "jpeg",
+  "image/png": "png",
+  "image/webp": "webp",
+};
+
+const FORMAT_LABEL: Record<ImageFormat, string> = { jpeg: "JPEG", png: "PNG", webp: "WebP" };
+
+const EXPECTED_FORM = "data:image/<jpeg|png|webp>;base64,<data>";
+
+/**
+ * Decodes and checks an image data URI (`data:image/(jpeg|png|webp);base64,...`).
+ *
+ * @example
+ * const image = inspectImageDataUri(request.start_frame);
+ * if (image.ok) console.log(image.mediaType, image.width, image.height);
+ * else console.log(image.message); // "The image is 5000×300 px; each side may be at most 4096 px."
+ */
+export function inspectImageDataUri(value: string): InspectedImage | RejectedImage {
+  const header = /^data:([^,;]*)((?:;[^,;]*)*),/.exec(value);
+  if (!header) return reject(`Expected an image data URI of the form ${EXPECTED_FORM}.`);
+  const mediaType = header[1] as ImageMediaType;
+  if (!IMAGE_MEDIA_TYPES.includes(mediaType)) {
+    const declared = header[1] === "" ? "no media type" : `"${header[1]}"`;
+    return reject(`The data URI declares ${declared}; use image/jpeg, image/png or image/webp.`);
+  }
+  if (header[2] !== ";base64") return reject(`The image data must be base64-encoded: ${EXPECTED_FORM}.`);
+
+  const data = value.slice(header[0].length);
+  if (data.length === 0) return reject("The image data is empty.");
+  if (!isBase64(data)) return reject("The image data is not valid base64 (standard alphabet, no spaces).");
+  const byteLength = decodedBase64Length(data);
+  if (byteLength > IMAGE_MAX_BYTES) {
+    return reject(
+      `The image is ${mebibytes(byteLength)} MiB; at most ${mebibytes(IMAGE_MAX_BYTES)} MiB is allowed.`,
+    );
+  }
+
+  const bytes = decodeBase64(data);
+  const declaredFormat = FORMAT_OF_MEDIA_TYPE[mediaType];
+  const actualFormat = sniffImageFormat(bytes);
+  if (actualFormat === undefined) {
+    return reject(
+      `The data URI declares ${mediaType} but the bytes are not a ${FORMAT_LABEL[declaredFormat]} image.`,
+    );
+  }
+  if (actualFormat !== declaredFormat) {
+    return reject(
+      `The data URI declares ${mediaType} but the bytes are a ${FORMAT_LABEL[actualFormat]} image.`,
+    );
+  }
+  const size = readImageSize(bytes, actualFormat);
+  if (!size)
+    return reject(
+      `The width and height of the image cannot be read: its ${FORMAT_LABEL[actualFormat]} header is damaged.`,
+    );
+  if (size.width > IMAGE_MAX_SIDE_PX || size.height > IMAGE_MAX_SIDE_PX) {
+    return reject(
+      `The image is ${size.width}×${size.height} px; each side may be at most ${IMAGE_MAX_SIDE_PX} px.`,
+    );
+  }
+  return { ok: true, mediaType, bytes, width: size.width, height: size.height };
+}
+
+function reject(message: string): RejectedImage {
+  return { ok: false, message };
+}
+
+function mebibytes(byteCount: number): string {
+  return (Math.ceil((byteCount / (1024 * 1024)) * 100) / 100).toString();
+}
