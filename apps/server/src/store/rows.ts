@@ -1,0 +1,231 @@
+/**
+ * Translation between table rows and the engine's records. Integer columns
+ * go through `Number()` because PostgreSQL returns `bigint` as a string.
+ */
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  IdempotencyRecord,
+  LedgerEntry,
+  TaskRecord,
+  WebhookAttemptRecord,
+  WebhookEventRecord,
+  WebhookSecretRecord,
+} from "@genvideo/engine";
+import type { Insertable, Selectable, Updateable } from "kysely";
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  IdempotencyKeysTable,
+  LedgerEntriesTable,
+  TasksTable,
+  WebhookAttemptsTable,
+  WebhookEventsTable,
+  WebhookSecretsTable,
+} from "./tables.js";
+
+const integer = (value: number | string): number => Number(value);
+const nullableInteger = (value: number | string | null): number | null =>
+  value === null ? null : Number(value);
+
+export const accountFromRow = (row: Selectable<AccountsTable>): AccountRecord => ({
+  id: row.id,
+  name: row.name,
+  credits: integer(row.credits),
+  createdAt: integer(row.created_at),
+});
+
+export const accountToRow = (account: AccountRecord): Insertable<AccountsTable> => ({
+  id: account.id,
+  name: account.name,
+  credits: account.credits,
+  created_at: account.createdAt,
+});
+
+export const ledgerFromRow = (row: Selectable<LedgerEntriesTable>): LedgerEntry => ({
+  id: row.id,
+  accountId: row.account_id,
+  taskId: row.task_id,
+  delta: integer(row.delta),
+  reason: row.reason as LedgerEntry["reason"],
+  createdAt: integer(row.created_at),
+});
+
+export const ledgerToRow = (entry: LedgerEntry): Insertable<LedgerEntriesTable> => ({
+  id: entry.id,
+  account_id: entry.accountId,
+  task_id: entry.taskId,
+  delta: entry.delta,
+  reason: entry.reason,
+  created_at: entry.createdAt,
+});
+
+export const apiKeyFromRow = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  hash: row.hash,
+  prefix: row.prefix,
+  createdAt: integer(row.created_at),
+  revokedAt: nullableInteger(row.revoked_at),
+  expiresAt: nullableInteger(row.expires_at),
+});
+
+export const apiKeyToRow = (key: ApiKeyRecord): Insertable<ApiKeysTable> => ({
+  id: key.id,
+  account_id: key.accountId,
+  hash: key.hash,
+  prefix: key.prefix,
+  created_at: key.createdAt,
+  revoked_at: key.revokedAt,
+  expires_at: key.expiresAt,
+});
+
+export const webhookSecretFromRow = (row: Selectable<WebhookSecretsTable>): WebhookSecretRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  secret: row.secret,
+  createdAt: integer(row.created_at),
+  expiresAt: nullableInteger(row.expires_at),
+});
+
+export const webhookSecretToRow = (secret: WebhookSecretRecord): Insertable<WebhookSecretsTable> => ({
+  id: secret.id,
+  account_id: secret.accountId,
+  secret: secret.secret,
+  created_at: secret.createdAt,
+  expires_at: secret.expiresAt,
+});
+
+export const taskFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  state: row.state as TaskRecord["state"],
+  failureCode: row.failure_code as TaskRecord["failureCode"],
+  request: JSON.parse(row.request) as TaskRecord["request"],
+  modelType: row.model_type as TaskRecord["modelType"],
+  aspectRatio: row.aspect_ratio as TaskRecord["aspectRatio"],
+  callbackUrl: row.callback_url,
+  scenario: JSON.parse(row.scenario) as TaskRecord["scenario"],
+  cost: integer(row.cost),
+  refundedAt: nullableInteger(row.refunded_at),
+  progress: integer(row.progress),
+  createdAt: integer(row.created_at),
+  updatedAt: integer(row.updated_at),
+  startedAt: nullableInteger(row.started_at),
+  finishAt: nullableInteger(row.finish_at),
+  deadlineAt: integer(row.deadline_at),
+  completedAt: nullableInteger(row.completed_at),
+  videoKey: row.video_key,
+  leaseOwner: row.lease_owner,
+  leaseExpiresAt: nullableInteger(row.lease_expires_at),
+});
+
+export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
+  id: task.id,
+  account_id: task.accountId,
+  request: JSON.stringify(task.request),
+  ...taskPatchToRow(task),
+  state: task.state,
+  model_type: task.modelType,
+  aspect_ratio: task.aspectRatio,
+  scenario: JSON.stringify(task.scenario),
+  cost: task.cost,
+  progress: task.progress,
+  created_at: task.createdAt,
+  updated_at: task.updatedAt,
+  deadline_at: task.deadlineAt,
+});
+
+type TaskPatch = Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
+
+/** Maps only the fields present, so a patch never clears a column it does not name. */
+export function taskPatchToRow(patch: TaskPatch): Updateable<TasksTable> {
+  const row: Updateable<TasksTable> = {};
+  if (patch.state !== undefined) row.state = patch.state;
+  if (patch.failureCode !== undefined) row.failure_code = patch.failureCode;
+  if (patch.modelType !== undefined) row.model_type = patch.modelType;
+  if (patch.aspectRatio !== undefined) row.aspect_ratio = patch.aspectRatio;
+  if (patch.callbackUrl !== undefined) row.callback_url = patch.callbackUrl;
+  if (patch.scenario !== undefined) row.scenario = JSON.stringify(patch.scenario);
+  if (patch.cost !== undefined) row.cost = patch.cost;
+  if (patch.refundedAt !== undefined) row.refunded_at = patch.refundedAt;
+  if (patch.progress !== undefined) row.progress = patch.progress;
+  if (patch.createdAt !== undefined) row.created_at = patch.createdAt;
+  if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
+  if (patch.startedAt !== undefined) row.started_at = patch.startedAt;
+  if (patch.finishAt !== undefined) row.finish_at = patch.finishAt;
+  if (patch.deadlineAt !== undefined) row.deadline_at = patch.deadlineAt;
+  if (patch.completedAt !== undefined) row.completed_at = patch.completedAt;
+  if (patch.videoKey !== undefined) row.video_key = patch.videoKey;
+  if (patch.leaseOwner !== undefined) row.lease_owner = patch.leaseOwner;
+  if (patch.leaseExpiresAt !== undefined) row.lease_expires_at = patch.leaseExpiresAt;
+  return row;
+}
+
+export const idempotencyFromRow = (row: Selectable<IdempotencyKeysTable>): IdempotencyRecord => ({
+  accountId: row.account_id,
+  key: row.key,
+  requestHash: row.request_hash,
+  state: row.state as IdempotencyRecord["state"],
+  responseStatus: nullableInteger(row.response_status),
+  responseBody: row.response_body,
+  createdAt: integer(row.created_at),
+  expiresAt: integer(row.expires_at),
+});
+
+export const idempotencyToRow = (record: IdempotencyRecord): Insertable<IdempotencyKeysTable> => ({
+  account_id: record.accountId,
+  key: record.key,
+  request_hash: record.requestHash,
+  state: record.state,
+  response_status: record.responseStatus,
+  response_body: record.responseBody,
+  created_at: record.createdAt,
+  expires_at: record.expiresAt,
+});
+
+export const webhookEventFromRow = (row: Selectable<WebhookEventsTable>): WebhookEventRecord => ({
+  id: row.id,
+  taskId: row.task_id,
+  accountId: row.account_id,
+  url: row.url,
+  payload: row.payload,
+  state: row.state as WebhookEventRecord["state"],
+  attemptCount: integer(row.attempt_count),
+  nextAttemptAt: nullableInteger(row.next_attempt_at),
+  createdAt: integer(row.created_at),
+  leaseOwner: row.lease_owner,
+  leaseExpiresAt: nullableInteger(row.lease_expires_at),
+});
+
+export const webhookEventToRow = (event: WebhookEventRecord): Insertable<WebhookEventsTable> => ({
+  id: event.id,
+  task_id: event.taskId,
+  account_id: event.accountId,
+  url: event.url,
+  payload: event.payload,
+  state: event.state,
+  attempt_count: event.attemptCount,
+  next_attempt_at: event.nextAttemptAt,
+  created_at: event.createdAt,
+  lease_owner: event.leaseOwner,
+  lease_expires_at: event.leaseExpiresAt,
+});
+
+export const webhookAttemptFromRow = (row: Selectable<WebhookAttemptsTable>): WebhookAttemptRecord => ({
+  eventId: row.event_id,
+  attempt: integer(row.attempt),
+  startedAt: integer(row.started_at),
+  durationMs: integer(row.duration_ms),
+  statusCode: nullableInteger(row.status_code),
+  error: row.error,
+});
+
+export const webhookAttemptToRow = (attempt: WebhookAttemptRecord): Insertable<WebhookAttemptsTable> => ({
+  event_id: attempt.eventId,
+  attempt: attempt.attempt,
+  started_at: attempt.startedAt,
+  duration_ms: attempt.durationMs,
+  status_code: attempt.statusCode,
+  error: attempt.error,
+});

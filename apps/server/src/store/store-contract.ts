@@ -1,0 +1,410 @@
+/**
+ * The behaviour every `Store` must have, as a vitest suite that any store runs
+ * against itself (SQLite here; the engine's memory store and PostgreSQL can
+ * call it the same way). It pins down what ports.ts says in prose: atomic
+ * transactions, compare-and-set transitions, claims and leases.
+ */
+import type { AccountRecord, Store, TaskRecord, WebhookEventRecord } from "@genvideo/engine";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const T0 = Date.UTC(2026, 0, 1);
+const MINUTE = 60_000;
+
+export function describeStoreContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await openStore();
+      await store.transaction((tx) => tx.insertAccount(account("acc-1", "alice", 10)));
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it("keeps accounts and moves credits only through the ledger", async () => {
+      await store.transaction(async (tx) => {
+        await tx.insertAccount(account("acc-2", "bob", 0));
+        await tx.appendLedger(ledger("l-1", "acc-2", 1000, "grant"));
+        await tx.appendLedger({ ...ledger("l-2", "acc-2", -2, "charge"), taskId: "task-x" });
+      });
+      const [bob, byName, all, entries] = await store.transaction(async (tx) => [
+        await tx.getAccount("acc-2"),
+        await tx.getAccountByName("bob"),
+        await tx.listAccounts(),
+        await tx.listLedger("acc-2"),
+      ]);
+      expect(bob).toEqual({ id: "acc-2", name: "bob", credits: 998, createdAt: T0 });
+      expect(byName).toEqual(bob);
+      expect((all as AccountRecord[]).map((a) => a.name).sort()).toEqual(["alice", "bob"]);
+      expect(entries).toEqual([
+        { id: "l-1", accountId: "acc-2", taskId: null, delta: 1000, reason: "grant", createdAt: T0 },
+        { id: "l-2", accountId: "acc-2", taskId: "task-x", delta: -2, reason: "charge", createdAt: T0 },
+      ]);
+      expect(await store.transaction((tx) => tx.getAccount("nobody"))).toBeUndefined();
+    });
+
+    it("commits all of a transaction or none of it", async () => {
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.appendLedger(ledger("l-9", "acc-1", -3, "charge"));
+          await tx.insertTask(task("t-rollback"));
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
+      const [alice, rolledBack, entries] = await store.transaction(async (tx) => [
+        await tx.getAccount("acc-1"),
+        await tx.getTask("t-rollback"),
+        await tx.listLedger("acc-1"),
+      ]);
+      expect((alice as AccountRecord).credits).toBe(10);
+      expect(rolledBack).toBeUndefined();
+      expect(entries).toEqual([]);
+    });
+
+    it("serialises concurrent transactions: no charge is lost", async () => {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, index) =>
+          store.transaction(async (tx) => {
+            const current = await tx.getAccount("acc-1");
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            if (current && current.credits > 0)
+              await tx.appendLedger(ledger(`c-${index}`, "acc-1", -1, "charge"));
+          }),
+        ),
+      );
+      const alice = await store.transaction((tx) => tx.getAccount("acc-1"));
+      expect(alice?.credits).toBe(0);
+      expect(await store.transaction((tx) => tx.listLedger("acc-1"))).toHaveLength(10);
+    });
+
+    it("finds API keys by hash and records revocation and expiry", async () => {
+      const key = {
+        id: "key-1",
+        accountId: "acc-1",
+        hash: "a".repeat(64),
+        prefix: "gen_sk_AbCd",
+        createdAt: T0,
+        revokedAt: null,
+        expiresAt: null,
+      };
+      await store.transaction((tx) => tx.insertApiKey(key));
+      expect(await store.transaction((tx) => tx.getApiKeyByHash(key.hash))).toEqual(key);
+      await store.transaction((tx) => tx.updateApiKey("key-1", { revokedAt: T0 + 5 }));
+      await store.transaction((tx) => tx.updateApiKey("key-1", { expiresAt: T0 + 9 }));
+      expect(await store.transaction((tx) => tx.listApiKeys("acc-1"))).toEqual([
+        { ...key, revokedAt: T0 + 5, expiresAt: T0 + 9 },
+      ]);
+      expect(await store.transaction((tx) => tx.getApiKeyByHash("b".repeat(64)))).toBeUndefined();
+    });
+
+    it("keeps webhook secrets per account", async () => {
+      const secret = { id: "ws-1", accountId: "acc-1", secret: "whsec_AAAA", createdAt: T0, expiresAt: null };
+      await store.transaction((tx) => tx.insertWebhookSecret(secret));
+      await store.transaction((tx) => tx.updateWebhookSecret("ws-1", { expiresAt: T0 + MINUTE }));
+      expect(await store.transaction((tx) => tx.listWebhookSecrets("acc-1"))).toEqual([
+        { ...secret, expiresAt: T0 + MINUTE },
+      ]);
+    });
+
+    it("stores a task exactly as given", async () => {
+      const original = task("t-1", {
+        request: {
+          prompt: "a cat [[delay:90s]]",
+          model_type: "gen-3",
+          reference_images: ["data:image/png;base64,iVBORw0KGgo="],
+          callback_url: "https://example.com/hook",
+        },
+        modelType: "gen-3",
+        callbackUrl: "https://example.com/hook",
+        scenario: { delayMs: 90_000 },
+        cost: 2,
+      });
+      await store.transaction((tx) => tx.insertTask(original));
+      expect(await store.transaction((tx) => tx.getTask("t-1"))).toEqual(original);
+      expect(await store.transaction((tx) => tx.getTask("t-missing"))).toBeUndefined();
+    });
+
+    it("lets exactly one of two racing transitions win", async () => {
+      await store.transaction((tx) =>
+        tx.insertTask(task("t-race", { state: "processing", leaseOwner: "w1" })),
+      );
+      const outcomes = await Promise.all([
+        store.transaction((tx) =>
+          tx.transitionTask("t-race", ["queued", "processing"], {
+            state: "completed",
+            videoKey: "v",
+            completedAt: T0 + 1,
+          }),
+        ),
+        store.transaction((tx) =>
+          tx.transitionTask("t-race", ["queued", "processing"], {
+            state: "failed",
+            failureCode: "TIMEOUT",
+            completedAt: T0 + 2,
+          }),
+        ),
+      ]);
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const final = await store.transaction((tx) => tx.getTask("t-race"));
+      expect(final?.state === "completed" ? final.failureCode : final?.videoKey).toBeNull();
+    });
+
+    it("applies a transition only while the lease is held by the named owner", async () => {
+      await store.transaction((tx) =>
+        tx.insertTask(task("t-lease", { state: "processing", leaseOwner: "w1" })),
+      );
+      expect(
+        await store.transaction((tx) => tx.transitionTask("t-lease", ["processing"], { progress: 50 }, "w2")),
+      ).toBe(false);
+      expect(
+        await store.transaction((tx) => tx.transitionTask("t-lease", ["processing"], { progress: 50 }, "w1")),
+      ).toBe(true);
+      expect(
+        await store.transaction((tx) => tx.transitionTask("t-lease", ["queued"], { progress: 60 })),
+      ).toBe(false);
+      const after = await store.transaction((tx) => tx.getTask("t-lease"));
+      // Only the named fields change.
+      expect(after).toEqual({ ...task("t-lease", { state: "processing", leaseOwner: "w1" }), progress: 50 });
+      expect(
+        await store.transaction((tx) => tx.transitionTask("t-nope", ["processing"], { progress: 1 })),
+      ).toBe(false);
+    });
+
+    it("claims queued tasks oldest first, each once", async () => {
+      await store.transaction(async (tx) => {
+        await tx.insertTask(task("t-c", { createdAt: T0 + 3 }));
+        await tx.insertTask(task("t-a", { createdAt: T0 + 1 }));
+        await tx.insertTask(task("t-b", { createdAt: T0 + 2 }));
+        await tx.insertTask(task("t-p", { createdAt: T0, state: "processing" }));
+      });
+      const now = T0 + 10;
+      const first = await store.transaction((tx) => tx.claimQueuedTasks("w1", 2, now, now + MINUTE));
+      expect(first.map((t) => t.id)).toEqual(["t-a", "t-b"]);
+      for (const claimed of first) {
+        expect(claimed).toMatchObject({
+          state: "processing",
+          leaseOwner: "w1",
+          leaseExpiresAt: now + MINUTE,
+        });
+      }
+      const second = await store.transaction((tx) => tx.claimQueuedTasks("w2", 5, now, now + MINUTE));
+      expect(second.map((t) => t.id)).toEqual(["t-c"]);
+      expect(await store.transaction((tx) => tx.claimQueuedTasks("w3", 5, now, now + MINUTE))).toEqual([]);
+      expect((await store.transaction((tx) => tx.getTask("t-a")))?.leaseOwner).toBe("w1");
+    });
+
+    it("never hands one queued task to two concurrent claimers", async () => {
+      await store.transaction(async (tx) => {
+        for (let index = 0; index < 20; index++)
+          await tx.insertTask(task(`t-${index}`, { createdAt: T0 + index }));
+      });
+      const claims = await Promise.all(
+        ["w1", "w2", "w3", "w4"].map((owner) =>
+          store.transaction((tx) => tx.claimQueuedTasks(owner, 7, T0 + 100, T0 + MINUTE)),
+        ),
+      );
+      const ids = claims.flat().map((t) => t.id);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    });
+
+    it("lists expired leases, overdue tasks and due completions", async () => {
+      const now = T0 + 5 * MINUTE;
+      await store.transaction(async (tx) => {
+        await tx.insertTask(task("live", { state: "processing", leaseOwner: "w", leaseExpiresAt: now + 1 }));
+        await tx.insertTask(task("dead", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 }));
+        await tx.insertTask(task("late-q", { deadlineAt: now - 5 }));
+        await tx.insertTask(task("late-p", { state: "processing", deadlineAt: now }));
+        await tx.insertTask(task("late-done", { state: "completed", deadlineAt: now - 9 }));
+        await tx.insertTask(task("early", { deadlineAt: now + 1 }));
+        await tx.insertTask(
+          task("ready", { state: "processing", videoKey: "k", finishAt: now, deadlineAt: now + MINUTE }),
+        );
+        await tx.insertTask(
+          task("rendering", {
+            state: "processing",
+            videoKey: null,
+            finishAt: now - 1,
+            deadlineAt: now + MINUTE,
+          }),
+        );
+        await tx.insertTask(
+          task("later", { state: "processing", videoKey: "k", finishAt: now + 1, deadlineAt: now + MINUTE }),
+        );
+      });
+      const [expired, overdue, due, limited] = await store.transaction(async (tx) => [
+        await tx.listExpiredLeases(now, 10),
+        await tx.listOverdueTasks(now, 10),
+        await tx.listDueCompletions(now, 10),
+        await tx.listOverdueTasks(now, 1),
+      ]);
+      expect(expired.map((t) => t.id)).toEqual(["dead"]);
+      expect(overdue.map((t) => t.id).sort()).toEqual(["late-p", "late-q"]);
+      expect(due.map((t) => t.id)).toEqual(["ready"]);
+      expect(limited).toHaveLength(1);
+    });
+
+    it("counts tasks overall and per account", async () => {
+      await store.transaction(async (tx) => {
+        await tx.insertAccount(account("acc-2", "bob", 0));
+        await tx.insertTask(task("t-1"));
+        await tx.insertTask(task("t-2"));
+        await tx.insertTask(task("t-3", { accountId: "acc-2" }));
+      });
+      expect(await store.transaction((tx) => tx.countTasks())).toBe(3);
+      expect(await store.transaction((tx) => tx.countTasks("acc-1"))).toBe(2);
+      expect(await store.transaction((tx) => tx.countTasks("acc-3"))).toBe(0);
+    });
+
+    it("keeps one live idempotency record per account and key", async () => {
+      const record = {
+        accountId: "acc-1",
+        key: "k1",
+        requestHash: "h1",
+        state: "in_progress" as const,
+        responseStatus: null,
+        responseBody: null,
+        createdAt: T0,
+        expiresAt: T0 + 24 * 60 * MINUTE,
+      };
+      expect(await store.transaction((tx) => tx.insertIdempotency(record))).toBe(true);
+      expect(await store.transaction((tx) => tx.insertIdempotency({ ...record, requestHash: "h2" }))).toBe(
+        false,
+      );
+      await store.transaction((tx) => tx.completeIdempotency("acc-1", "k1", 200, '{"ok":true}'));
+      expect(await store.transaction((tx) => tx.getIdempotency("acc-1", "k1"))).toEqual({
+        ...record,
+        state: "done",
+        responseStatus: 200,
+        responseBody: '{"ok":true}',
+      });
+      // Once expired, the key is free again.
+      const later = {
+        ...record,
+        requestHash: "h3",
+        createdAt: record.expiresAt,
+        expiresAt: record.expiresAt + MINUTE,
+      };
+      expect(await store.transaction((tx) => tx.insertIdempotency(later))).toBe(true);
+      expect(await store.transaction((tx) => tx.getIdempotency("acc-1", "k1"))).toEqual(later);
+      await store.transaction((tx) => tx.deleteIdempotency("acc-1", "k1"));
+      expect(await store.transaction((tx) => tx.getIdempotency("acc-1", "k1"))).toBeUndefined();
+      await store.transaction(async (tx) => {
+        await tx.insertIdempotency({ ...record, key: "old", expiresAt: T0 + 1 });
+        await tx.insertIdempotency({ ...record, key: "new", expiresAt: T0 + 3 });
+      });
+      expect(await store.transaction((tx) => tx.deleteExpiredIdempotency(T0 + 2))).toBe(1);
+      expect(await store.transaction((tx) => tx.getIdempotency("acc-1", "new"))).toBeDefined();
+    });
+
+    it("claims due webhook events under a lease and records attempts", async () => {
+      await store.transaction(async (tx) => {
+        await tx.insertTask(task("t-w"));
+        await tx.insertWebhookEvent(event("e-due", { nextAttemptAt: T0 }));
+        await tx.insertWebhookEvent(event("e-later", { nextAttemptAt: T0 + MINUTE }));
+        await tx.insertWebhookEvent(event("e-done", { state: "delivered", nextAttemptAt: null }));
+      });
+      const now = T0 + 1;
+      const first = await store.transaction((tx) => tx.claimDueWebhookEvents("s1", 10, now, now + 1000));
+      expect(first.map((e) => e.id)).toEqual(["e-due"]);
+      expect(first[0]).toMatchObject({ leaseOwner: "s1", leaseExpiresAt: now + 1000 });
+      // Held: nobody else gets it until the lease runs out.
+      expect(
+        await store.transaction((tx) => tx.claimDueWebhookEvents("s2", 10, now + 999, now + 2000)),
+      ).toEqual([]);
+      const stolen = await store.transaction((tx) =>
+        tx.claimDueWebhookEvents("s2", 10, now + 1000, now + 2000),
+      );
+      expect(stolen.map((e) => e.id)).toEqual(["e-due"]);
+
+      await store.transaction(async (tx) => {
+        await tx.insertWebhookAttempt({
+          eventId: "e-due",
+          attempt: 2,
+          startedAt: T0 + 5,
+          durationMs: 7,
+          statusCode: 500,
+          error: null,
+        });
+        await tx.insertWebhookAttempt({
+          eventId: "e-due",
+          attempt: 1,
+          startedAt: T0 + 1,
+          durationMs: 3,
+          statusCode: null,
+          error: "ECONNREFUSED",
+        });
+        await tx.updateWebhookEvent("e-due", {
+          state: "delivered",
+          attemptCount: 2,
+          nextAttemptAt: null,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        });
+      });
+      expect(await store.transaction((tx) => tx.getWebhookEvent("e-due"))).toEqual(
+        event("e-due", { state: "delivered", attemptCount: 2, nextAttemptAt: null }),
+      );
+      expect(
+        (await store.transaction((tx) => tx.listWebhookAttempts("e-due"))).map((a) => a.attempt),
+      ).toEqual([1, 2]);
+      expect((await store.transaction((tx) => tx.listWebhookEvents("t-w"))).map((e) => e.id).sort()).toEqual([
+        "e-done",
+        "e-due",
+        "e-later",
+      ]);
+    });
+  });
+}
+
+function account(id: string, name: string, credits: number): AccountRecord {
+  return { id, name, credits, createdAt: T0 };
+}
+
+function ledger(id: string, accountId: string, delta: number, reason: "grant" | "charge" | "refund") {
+  return { id, accountId, taskId: null, delta, reason, createdAt: T0 };
+}
+
+function task(id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    id,
+    accountId: "acc-1",
+    state: "queued",
+    failureCode: null,
+    request: { prompt: "a calm sea" },
+    modelType: "gen-3-fast",
+    aspectRatio: "16:9",
+    callbackUrl: null,
+    scenario: {},
+    cost: 1,
+    refundedAt: null,
+    progress: 0,
+    createdAt: T0,
+    updatedAt: T0,
+    startedAt: null,
+    finishAt: null,
+    deadlineAt: T0 + 10 * MINUTE,
+    completedAt: null,
+    videoKey: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    ...overrides,
+  };
+}
+
+function event(id: string, overrides: Partial<WebhookEventRecord> = {}): WebhookEventRecord {
+  return {
+    id,
+    taskId: "t-w",
+    accountId: "acc-1",
+    url: "https://example.com/hook",
+    payload: '{"success":true}',
+    state: "pending",
+    attemptCount: 0,
+    nextAttemptAt: T0,
+    createdAt: T0,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    ...overrides,
+  };
+}

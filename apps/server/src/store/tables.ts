@@ -1,0 +1,120 @@
+/**
+ * Row shapes of the tables, as Kysely sees them. Times are integer
+ * milliseconds of service time; JSON travels as text so the same migrations
+ * and queries run on SQLite and PostgreSQL. PostgreSQL's `bigint` comes back
+ * as a string, hence `number | string` on the read side of integer columns.
+ */
+import type { ColumnType } from "kysely";
+
+type Integer = ColumnType<number | string, number, number>;
+type NullableInteger = ColumnType<number | string | null, number | null, number | null>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  credits: Integer;
+  created_at: Integer;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  task_id: string | null;
+  delta: Integer;
+  reason: string;
+  created_at: Integer;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  hash: string;
+  prefix: string;
+  created_at: Integer;
+  revoked_at: NullableInteger;
+  expires_at: NullableInteger;
+}
+
+export interface WebhookSecretsTable {
+  id: string;
+  account_id: string;
+  secret: string;
+  created_at: Integer;
+  expires_at: NullableInteger;
+}
+
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  state: string;
+  failure_code: string | null;
+  request: string;
+  model_type: string;
+  aspect_ratio: string;
+  callback_url: string | null;
+  scenario: string;
+  cost: Integer;
+  refunded_at: NullableInteger;
+  progress: Integer;
+  created_at: Integer;
+  updated_at: Integer;
+  started_at: NullableInteger;
+  finish_at: NullableInteger;
+  deadline_at: Integer;
+  completed_at: NullableInteger;
+  video_key: string | null;
+  lease_owner: string | null;
+  lease_expires_at: NullableInteger;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  response_status: NullableInteger;
+  response_body: string | null;
+  created_at: Integer;
+  expires_at: Integer;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  task_id: string;
+  account_id: string;
+  url: string;
+  payload: string;
+  state: string;
+  attempt_count: Integer;
+  next_attempt_at: NullableInteger;
+  created_at: Integer;
+  lease_owner: string | null;
+  lease_expires_at: NullableInteger;
+}
+
+export interface WebhookAttemptsTable {
+  event_id: string;
+  attempt: Integer;
+  started_at: Integer;
+  duration_ms: Integer;
+  status_code: NullableInteger;
+  error: string | null;
+}
+
+/** Host bookkeeping that is not part of the engine's model (the service clock's high-water mark). */
+export interface ServiceStateTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  api_keys: ApiKeysTable;
+  webhook_secrets: WebhookSecretsTable;
+  tasks: TasksTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  service_state: ServiceStateTable;
+}

@@ -1,0 +1,102 @@
+/** The webhook outbox: events, their leases and every recorded attempt. */
+import type { WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
+import type { Kysely, Updateable } from "kysely";
+import {
+  webhookAttemptFromRow,
+  webhookAttemptToRow,
+  webhookEventFromRow,
+  webhookEventToRow,
+} from "./rows.js";
+import type { Database, WebhookEventsTable } from "./tables.js";
+
+type WebhookEventPatch = Partial<
+  Pick<WebhookEventRecord, "state" | "attemptCount" | "nextAttemptAt" | "leaseOwner" | "leaseExpiresAt">
+>;
+
+export class KyselyWebhookQueries {
+  readonly #db: Kysely<Database>;
+  readonly #rowLocks: boolean;
+
+  constructor(db: Kysely<Database>, rowLocks: boolean) {
+    this.#db = db;
+    this.#rowLocks = rowLocks;
+  }
+
+  async insertWebhookEvent(event: WebhookEventRecord): Promise<void> {
+    await this.#db.insertInto("webhook_events").values(webhookEventToRow(event)).execute();
+  }
+
+  async getWebhookEvent(id: string): Promise<WebhookEventRecord | undefined> {
+    const row = await this.#db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row && webhookEventFromRow(row);
+  }
+
+  async listWebhookEvents(taskId: string): Promise<WebhookEventRecord[]> {
+    const rows = await this.#db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(webhookEventFromRow);
+  }
+
+  /** Due pending events nobody holds, or whose holder's lease ran out (that sender died). */
+  async claimDueWebhookEvents(
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+  ): Promise<WebhookEventRecord[]> {
+    if (limit <= 0) return [];
+    const candidates = this.#db
+      .selectFrom("webhook_events")
+      .select("id")
+      .where("state", "=", "pending")
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", now)]))
+      .orderBy("next_attempt_at")
+      .orderBy("id")
+      .limit(limit)
+      .$if(this.#rowLocks, (q) => q.forUpdate().skipLocked());
+    const rows = await this.#db
+      .updateTable("webhook_events")
+      .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
+      .where("id", "in", candidates)
+      .returningAll()
+      .execute();
+    return rows
+      .map(webhookEventFromRow)
+      .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || (a.id < b.id ? -1 : 1));
+  }
+
+  async updateWebhookEvent(id: string, patch: WebhookEventPatch): Promise<void> {
+    const set: Updateable<WebhookEventsTable> = {};
+    if (patch.state !== undefined) set.state = patch.state;
+    if (patch.attemptCount !== undefined) set.attempt_count = patch.attemptCount;
+    if (patch.nextAttemptAt !== undefined) set.next_attempt_at = patch.nextAttemptAt;
+    if (patch.leaseOwner !== undefined) set.lease_owner = patch.leaseOwner;
+    if (patch.leaseExpiresAt !== undefined) set.lease_expires_at = patch.leaseExpiresAt;
+    if (Object.keys(set).length === 0) return;
+    await this.#db.updateTable("webhook_events").set(set).where("id", "=", id).execute();
+  }
+
+  async insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void> {
+    await this.#db.insertInto("webhook_attempts").values(webhookAttemptToRow(attempt)).execute();
+  }
+
+  async listWebhookAttempts(eventId: string): Promise<WebhookAttemptRecord[]> {
+    const rows = await this.#db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("event_id", "=", eventId)
+      .orderBy("attempt")
+      .execute();
+    return rows.map(webhookAttemptFromRow);
+  }
+}
