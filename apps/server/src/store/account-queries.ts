@@ -52,15 +52,24 @@ export class KyselyAccountQueries {
     await this.#db.insertInto("accounts").values(accountToRow(account)).execute();
   }
 
-  async appendLedger(entry: LedgerEntry): Promise<void> {
-    await this.#db.insertInto("ledger_entries").values(ledgerToRow(entry)).execute();
+  /**
+   * The balance check is in the UPDATE itself, so two concurrent charges can
+   * never overdraw an account, on SQLite or on PostgreSQL.
+   */
+  async appendLedger(entry: LedgerEntry): Promise<boolean> {
     const result = await this.#db
       .updateTable("accounts")
       .set({ credits: sql<number>`credits + ${entry.delta}` })
       .where("id", "=", entry.accountId)
+      .where(sql<boolean>`credits + ${entry.delta} >= 0`)
       .executeTakeFirst();
-    // An entry for an account that does not exist would be a silent loss of credits.
-    if (Number(result.numUpdatedRows) !== 1) throw new Error(`no account ${entry.accountId} to credit`);
+    if (Number(result.numUpdatedRows) !== 1) {
+      // A missing account is a bug in the caller, not an insufficient balance.
+      if (!(await this.getAccount(entry.accountId))) throw new Error(`no account ${entry.accountId}`);
+      return false;
+    }
+    await this.#db.insertInto("ledger_entries").values(ledgerToRow(entry)).execute();
+    return true;
   }
 
   async listLedger(accountId: string): Promise<LedgerEntry[]> {
@@ -72,6 +81,11 @@ export class KyselyAccountQueries {
       .orderBy("id")
       .execute();
     return rows.map(ledgerFromRow);
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.#db.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && apiKeyFromRow(row);
   }
 
   async getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {

@@ -49,6 +49,7 @@ export function createStoreTransaction(
     insertAccount: (account) => accounts.insertAccount(account),
     appendLedger: (entry) => accounts.appendLedger(entry),
     listLedger: (accountId) => accounts.listLedger(accountId),
+    getApiKey: (id) => accounts.getApiKey(id),
     getApiKeyByHash: (hash) => accounts.getApiKeyByHash(hash),
     listApiKeys: (accountId) => accounts.listApiKeys(accountId),
     insertApiKey: (key) => accounts.insertApiKey(key),

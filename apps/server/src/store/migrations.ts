@@ -73,6 +73,7 @@ const initial: Migration = {
       .addColumn("aspect_ratio", "text", (c) => c.notNull())
       .addColumn("callback_url", "text")
       .addColumn("scenario", "text", (c) => c.notNull())
+      .addColumn("scenario_fail", "text")
       .addColumn("cost", "bigint", (c) => c.notNull())
       .addColumn("refunded_at", "bigint")
       .addColumn("progress", "bigint", (c) => c.notNull())

@@ -129,6 +129,7 @@ export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   model_type: task.modelType,
   aspect_ratio: task.aspectRatio,
   scenario: JSON.stringify(task.scenario),
+  scenario_fail: task.scenario.fail ?? null,
   cost: task.cost,
   progress: task.progress,
   created_at: task.createdAt,
@@ -146,7 +147,10 @@ export function taskPatchToRow(patch: TaskPatch): Updateable<TasksTable> {
   if (patch.modelType !== undefined) row.model_type = patch.modelType;
   if (patch.aspectRatio !== undefined) row.aspect_ratio = patch.aspectRatio;
   if (patch.callbackUrl !== undefined) row.callback_url = patch.callbackUrl;
-  if (patch.scenario !== undefined) row.scenario = JSON.stringify(patch.scenario);
+  if (patch.scenario !== undefined) {
+    row.scenario = JSON.stringify(patch.scenario);
+    row.scenario_fail = patch.scenario.fail ?? null;
+  }
   if (patch.cost !== undefined) row.cost = patch.cost;
   if (patch.refundedAt !== undefined) row.refunded_at = patch.refundedAt;
   if (patch.progress !== undefined) row.progress = patch.progress;

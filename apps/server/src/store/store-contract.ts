@@ -43,6 +43,25 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       expect(await store.transaction((tx) => tx.getAccount("nobody"))).toBeUndefined();
     });
 
+    it("refuses a ledger entry that would overdraw the account, changing nothing", async () => {
+      const outcome = await store.transaction((tx) =>
+        tx.appendLedger(ledger("l-over", "acc-1", -11, "charge")),
+      );
+      expect(outcome).toBe(false);
+      expect(await store.transaction((tx) => tx.appendLedger(ledger("l-all", "acc-1", -10, "charge")))).toBe(
+        true,
+      );
+      const [alice, entries] = await store.transaction(async (tx) => [
+        await tx.getAccount("acc-1"),
+        await tx.listLedger("acc-1"),
+      ]);
+      expect((alice as AccountRecord).credits).toBe(0);
+      expect((entries as unknown[]).length).toBe(1);
+      await expect(
+        store.transaction((tx) => tx.appendLedger(ledger("l-x", "acc-none", 1, "grant"))),
+      ).rejects.toThrow();
+    });
+
     it("commits all of a transaction or none of it", async () => {
       await expect(
         store.transaction(async (tx) => {
@@ -89,6 +108,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       };
       await store.transaction((tx) => tx.insertApiKey(key));
       expect(await store.transaction((tx) => tx.getApiKeyByHash(key.hash))).toEqual(key);
+      expect(await store.transaction((tx) => tx.getApiKey("key-1"))).toEqual(key);
+      expect(await store.transaction((tx) => tx.getApiKey("key-2"))).toBeUndefined();
       await store.transaction((tx) => tx.updateApiKey("key-1", { revokedAt: T0 + 5 }));
       await store.transaction((tx) => tx.updateApiKey("key-1", { expiresAt: T0 + 9 }));
       expect(await store.transaction((tx) => tx.listApiKeys("acc-1"))).toEqual([
@@ -229,6 +250,14 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }),
         );
         await tx.insertTask(
+          task("doomed", {
+            state: "processing",
+            scenario: { fail: "UNSAFE_CONTENT" },
+            finishAt: now - 2,
+            deadlineAt: now + MINUTE,
+          }),
+        );
+        await tx.insertTask(
           task("later", { state: "processing", videoKey: "k", finishAt: now + 1, deadlineAt: now + MINUTE }),
         );
       });
@@ -240,7 +269,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       ]);
       expect(expired.map((t) => t.id)).toEqual(["dead"]);
       expect(overdue.map((t) => t.id).sort()).toEqual(["late-p", "late-q"]);
-      expect(due.map((t) => t.id)).toEqual(["ready"]);
+      expect(due.map((t) => t.id)).toEqual(["doomed", "ready"]);
       expect(limited).toHaveLength(1);
     });
 

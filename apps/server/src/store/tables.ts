@@ -53,6 +53,8 @@ export interface TasksTable {
   aspect_ratio: string;
   callback_url: string | null;
   scenario: string;
+  /** `scenario.fail`, copied out of the JSON so a portable query can filter on it. */
+  scenario_fail: string | null;
   cost: Integer;
   refunded_at: NullableInteger;
   progress: Integer;

@@ -117,7 +117,8 @@ export class KyselyTaskQueries {
       .selectFrom("tasks")
       .selectAll()
       .where("state", "=", "processing")
-      .where("video_key", "is not", null)
+      // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
+      .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
       .where("finish_at", "<=", now)
       .orderBy("finish_at")
       .orderBy("id")

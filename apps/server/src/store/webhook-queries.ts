@@ -46,7 +46,7 @@ export class KyselyWebhookQueries {
     return rows.map(webhookEventFromRow);
   }
 
-  /** Due pending events nobody holds, or whose holder's lease ran out (that sender died). */
+  /** Due pending events without a lease, or whose holder's lease ran out (that sender died). */
   async claimDueWebhookEvents(
     owner: string,
     limit: number,
@@ -59,7 +59,7 @@ export class KyselyWebhookQueries {
       .select("id")
       .where("state", "=", "pending")
       .where("next_attempt_at", "<=", now)
-      .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", now)]))
+      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
       .orderBy("next_attempt_at")
       .orderBy("id")
       .limit(limit)
