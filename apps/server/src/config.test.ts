@@ -1,15 +1,89 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, defaultPublicUrl, loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
-  it("defaults to loopback port 8787", () => {
-    expect(loadConfig({})).toEqual({ port: 8787, host: "127.0.0.1" });
+  it("defaults to loopback port 8787 and SQLite under ./.genvideo of the invocation directory", () => {
+    const config = loadConfig({}, "/home/me/project");
+    expect(config).toMatchObject({
+      port: 8787,
+      host: "127.0.0.1",
+      dataDir: "/home/me/project/.genvideo",
+      database: { kind: "sqlite", path: "/home/me/project/.genvideo/genvideo.db" },
+      publicUrl: undefined,
+      timeScale: 1,
+      allowInsecureCallbacks: false,
+      rateLimits: { enabled: true, createsPerMinute: 120, readsPerMinute: 1200 },
+      workers: 2,
+      logLevel: "info",
+    });
   });
 
-  it("names the setting that is wrong", () => {
-    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
-    expect(() => loadConfig({ PORT: "70000" })).toThrow(
-      /^PORT must be a whole number from 0 to 65535, got "70000"$/,
+  it("resolves relative paths against the directory pnpm was run from", () => {
+    const config = loadConfig({ INIT_CWD: "/repo", GENVIDEO_DATABASE_URL: "sqlite:data/x.db" });
+    expect(config.database.path).toBe("/repo/data/x.db");
+    expect(loadConfig({ GENVIDEO_DATABASE_URL: "sqlite:///tmp/y.db" }, "/a").database.path).toBe("/tmp/y.db");
+    expect(loadConfig({ GENVIDEO_DATA_DIR: "d" }, "/a").database.path).toBe("/a/d/genvideo.db");
+  });
+
+  it("reads every setting", () => {
+    const config = loadConfig(
+      {
+        PORT: "0",
+        HOST: "0.0.0.0",
+        GENVIDEO_PUBLIC_URL: "https://video.example.com/",
+        GENVIDEO_BOOTSTRAP_API_KEY: "local_dev_key_12345678",
+        GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET: `whsec_${Buffer.alloc(24, 7).toString("base64")}`,
+        GENVIDEO_TIME_SCALE: "600",
+        GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
+        GENVIDEO_RATE_LIMITS: "creates=5,reads=50",
+        GENVIDEO_WORKERS: "8",
+        GENVIDEO_LOG_LEVEL: "warn",
+        GENVIDEO_UNSAFE_WORDS: "gore, violence",
+      },
+      "/x",
     );
+    expect(config).toMatchObject({
+      port: 0,
+      publicUrl: "https://video.example.com",
+      bootstrapApiKey: "local_dev_key_12345678",
+      timeScale: 600,
+      allowInsecureCallbacks: true,
+      rateLimits: { enabled: true, createsPerMinute: 5, readsPerMinute: 50 },
+      workers: 8,
+      logLevel: "warn",
+      unsafeWords: ["gore", "violence"],
+    });
+    expect(loadConfig({ GENVIDEO_RATE_LIMITS: "off" }).rateLimits.enabled).toBe(false);
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /^PORT must be a whole number from 0 to 65535, got "eighty"$/],
+    [{ PORT: "70000" }, /^PORT must be a whole number from 0 to 65535, got "70000"$/],
+    [{ GENVIDEO_DATABASE_URL: "postgres://u:p@h/db" }, /^GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/],
+    [{ GENVIDEO_DATABASE_URL: "mysql://h/db" }, /^GENVIDEO_DATABASE_URL must be sqlite:<path>/],
+    [{ GENVIDEO_PUBLIC_URL: "ftp://x" }, /^GENVIDEO_PUBLIC_URL must be/],
+    [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^GENVIDEO_BOOTSTRAP_API_KEY must be 20 to 255/],
+    [{ GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET: "whsec_abc" }, /^GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET must be/],
+    [{ GENVIDEO_TIME_SCALE: "0" }, /^GENVIDEO_TIME_SCALE must be/],
+    [{ GENVIDEO_TIME_SCALE: "fast" }, /^GENVIDEO_TIME_SCALE must be/],
+    [{ GENVIDEO_ALLOW_INSECURE_CALLBACKS: "maybe" }, /^GENVIDEO_ALLOW_INSECURE_CALLBACKS must be/],
+    [{ GENVIDEO_RATE_LIMITS: "fast" }, /^GENVIDEO_RATE_LIMITS must be/],
+    [{ GENVIDEO_WORKERS: "0" }, /^GENVIDEO_WORKERS must be a whole number/],
+    [{ GENVIDEO_LOG_LEVEL: "loud" }, /^GENVIDEO_LOG_LEVEL must be one of/],
+  ])("names the setting that is wrong: %o", (env, message) => {
+    expect(() => loadConfig(env, "/x")).toThrow(ConfigError);
+    expect(() => loadConfig(env, "/x")).toThrow(message);
+  });
+
+  it("never echoes a secret it refuses", () => {
+    expect(() => loadConfig({ GENVIDEO_BOOTSTRAP_API_KEY: "bad key with spaces!!" })).toThrow(
+      /^(?!.*bad key).*$/,
+    );
+  });
+
+  it("derives a reachable public URL from the listening address", () => {
+    expect(defaultPublicUrl("127.0.0.1", 8787)).toBe("http://127.0.0.1:8787");
+    expect(defaultPublicUrl("0.0.0.0", 80)).toBe("http://127.0.0.1:80");
+    expect(defaultPublicUrl("::1", 9)).toBe("http://[::1]:9");
   });
 });

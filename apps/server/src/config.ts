@@ -1,27 +1,200 @@
-/** Reads the server's settings from the environment; a bad value stops the start with one line naming it. */
+/**
+ * Reads the server's settings from the environment (DESIGN.md, "operating
+ * contract"). A bad value stops the start with one line naming the setting,
+ * so the operator never has to guess which of a dozen variables is wrong.
+ */
+import { isAbsolute, resolve } from "node:path";
+
 export class ConfigError extends Error {
   override name = "ConfigError";
+}
+
+export type DatabaseLocation = { kind: "sqlite"; path: string };
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export interface RateLimitSettings {
+  enabled: boolean;
+  createsPerMinute: number;
+  readsPerMinute: number;
 }
 
 export interface ServerConfig {
   port: number;
   host: string;
+  /** Absolute; relative settings resolve against where the user ran the command. */
+  dataDir: string;
+  database: DatabaseLocation;
+  /** Base of every URL the service hands out; undefined means `http://<host>:<bound port>`. */
+  publicUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  bootstrapWebhookSecret: string | undefined;
+  /** Service milliseconds per real millisecond. */
+  timeScale: number;
+  allowInsecureCallbacks: boolean;
+  rateLimits: RateLimitSettings;
+  /** Renders in flight at once. */
+  workers: number;
+  logLevel: LogLevel;
+  /** Prompt words that make a task fail with UNSAFE_CONTENT. */
+  unsafeWords: string[];
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
+type Environment = Record<string, string | undefined>;
+
+/**
+ * pnpm runs a package's scripts inside the package (apps/server), but a user
+ * who types `pnpm start` at the repo root expects `./.genvideo` there; pnpm
+ * keeps that directory in INIT_CWD.
+ */
+export function invocationDirectory(env: Environment = process.env): string {
+  return env.INIT_CWD?.trim() || process.cwd();
+}
+
+export function loadConfig(env: Environment = process.env, baseDirectory = invocationDirectory(env)): ServerConfig {
+  const port = integerSetting(env, "PORT", 8787, 0, 65_535);
+  const host = env.HOST?.trim() || "127.0.0.1";
+  const dataDir = resolve(baseDirectory, env.GENVIDEO_DATA_DIR?.trim() || "./.genvideo");
   return {
-    port: integerSetting(env, "PORT", 8787, 0, 65_535),
-    host: env.HOST?.trim() || "127.0.0.1",
+    port,
+    host,
+    dataDir,
+    database: databaseSetting(env, baseDirectory, dataDir),
+    publicUrl: publicUrlSetting(env),
+    bootstrapApiKey: bootstrapApiKeySetting(env),
+    bootstrapWebhookSecret: bootstrapWebhookSecretSetting(env),
+    timeScale: timeScaleSetting(env),
+    allowInsecureCallbacks: booleanSetting(env, "GENVIDEO_ALLOW_INSECURE_CALLBACKS", false),
+    rateLimits: rateLimitSetting(env),
+    workers: integerSetting(env, "GENVIDEO_WORKERS", 2, 1, 256),
+    logLevel: logLevelSetting(env),
+    unsafeWords: (env.GENVIDEO_UNSAFE_WORDS ?? "")
+      .split(",")
+      .map((word) => word.trim())
+      .filter(Boolean),
   };
 }
 
-function integerSetting(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
+/** The URL clients reach the server at when GENVIDEO_PUBLIC_URL is not set. */
+export function defaultPublicUrl(host: string, port: number): string {
+  // A wildcard address is where the server listens, not an address anyone can reach it at.
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
+}
+
+function databaseSetting(env: Environment, baseDirectory: string, dataDir: string): DatabaseLocation {
+  const raw = env.GENVIDEO_DATABASE_URL?.trim();
+  if (!raw) return { kind: "sqlite", path: resolve(dataDir, "genvideo.db") };
+  if (/^postgres(ql)?:\/\//i.test(raw)) {
+    throw new ConfigError(
+      "GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet; use sqlite:<path> (for example sqlite:./.genvideo/genvideo.db)",
+    );
+  }
+  const match = /^sqlite:(.+)$/i.exec(raw);
+  if (!match?.[1]) {
+    throw new ConfigError(
+      `GENVIDEO_DATABASE_URL must be sqlite:<path> (for example sqlite:./.genvideo/genvideo.db), got "${raw}"`,
+    );
+  }
+  // Accept sqlite:./x.db, sqlite:/abs/x.db and the URL-ish sqlite:///abs/x.db.
+  const path = match[1].startsWith("///") ? match[1].slice(2) : match[1];
+  if (path === ":memory:") return { kind: "sqlite", path };
+  return { kind: "sqlite", path: isAbsolute(path) ? path : resolve(baseDirectory, path) };
+}
+
+function publicUrlSetting(env: Environment): string | undefined {
+  const raw = env.GENVIDEO_PUBLIC_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`GENVIDEO_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username) {
+    throw new ConfigError(`GENVIDEO_PUBLIC_URL must be an http(s) URL without query or credentials, got "${raw}"`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+function bootstrapApiKeySetting(env: Environment): string | undefined {
+  const raw = env.GENVIDEO_BOOTSTRAP_API_KEY;
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^[A-Za-z0-9_-]{20,255}$/.test(raw)) {
+    // The value is a secret: say what is wrong with it, never echo it.
+    throw new ConfigError(
+      `GENVIDEO_BOOTSTRAP_API_KEY must be 20 to 255 characters of A-Z, a-z, 0-9, _ and - (got ${raw.length} characters)`,
+    );
+  }
+  return raw;
+}
+
+function bootstrapWebhookSecretSetting(env: Environment): string | undefined {
+  const raw = env.GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET;
+  if (raw === undefined || raw === "") return undefined;
+  const body = raw.startsWith("whsec_") ? raw.slice("whsec_".length) : undefined;
+  const bytes =
+    body !== undefined && /^[A-Za-z0-9+/]+={0,2}$/.test(body) && body.length % 4 === 0
+      ? Buffer.from(body, "base64").length
+      : 0;
+  if (bytes < 16 || bytes > 64) {
+    throw new ConfigError(
+      "GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET must be whsec_ followed by the standard base64 of 16 to 64 bytes",
+    );
+  }
+  return raw;
+}
+
+function timeScaleSetting(env: Environment): number {
+  const raw = env.GENVIDEO_TIME_SCALE;
+  if (raw === undefined || raw.trim() === "") return 1;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > 1_000_000) {
+    throw new ConfigError(`GENVIDEO_TIME_SCALE must be a number above 0 and at most 1000000, got "${raw}"`);
+  }
+  return value;
+}
+
+function rateLimitSetting(env: Environment): RateLimitSettings {
+  const defaults = { enabled: true, createsPerMinute: 120, readsPerMinute: 1200 };
+  const raw = env.GENVIDEO_RATE_LIMITS?.trim().toLowerCase();
+  if (!raw || raw === "on" || raw === "default") return defaults;
+  if (raw === "off") return { ...defaults, enabled: false };
+  // `creates=60,reads=600` tunes the buckets (per API key, per minute).
+  const settings = { ...defaults };
+  for (const part of raw.split(",")) {
+    const match = /^\s*(creates|reads)\s*=\s*(\d+)\s*$/.exec(part);
+    const value = match ? Number(match[2]) : 0;
+    if (!match || value < 1 || value > 1_000_000) {
+      throw new ConfigError(
+        `GENVIDEO_RATE_LIMITS must be on, off or creates=<n>,reads=<n> (per minute), got "${env.GENVIDEO_RATE_LIMITS}"`,
+      );
+    }
+    if (match[1] === "creates") settings.createsPerMinute = value;
+    else settings.readsPerMinute = value;
+  }
+  return settings;
+}
+
+function logLevelSetting(env: Environment): LogLevel {
+  const raw = (env.GENVIDEO_LOG_LEVEL ?? env.LOG_LEVEL)?.trim().toLowerCase();
+  if (!raw) return "info";
+  if (!LOG_LEVELS.includes(raw as LogLevel)) {
+    throw new ConfigError(`GENVIDEO_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"`);
+  }
+  return raw as LogLevel;
+}
+
+function booleanSetting(env: Environment, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${env[name]}"`);
+}
+
+function integerSetting(env: Environment, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
