@@ -1,0 +1,54 @@
+/**
+ * Error codes, their HTTP statuses and the exact auth messages (DESIGN.md "Auth errors",
+ * "Codes and statuses"). Plain constants, no zod: a server or client importing them pulls in nothing else.
+ */
+
+/** Every error code with the HTTP status it is sent with. */
+export const ERROR_CODES = {
+  /** Bad JSON, bad field, unknown field, bad combination of fields, task id not a UUID. */
+  INVALID_REQUEST: 400,
+  /** callback_url is not https, or its host is not a public address. */
+  INVALID_CALLBACK_URL: 400,
+  /** The account has fewer credits than the model costs. */
+  INSUFFICIENT_CREDITS: 402,
+  /** Unknown task, another account's task, or unknown route. */
+  NOT_FOUND: 404,
+  /** A request with the same Idempotency-Key is still running. */
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  /** The body is larger than 64 MiB. */
+  PAYLOAD_TOO_LARGE: 413,
+  /** A POST without `Content-Type: application/json`. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  /** The Idempotency-Key was used before with a different body. */
+  IDEMPOTENCY_KEY_REUSED: 422,
+  /** Too many requests for this API key; see `Retry-After`. */
+  RATE_LIMITED: 429,
+  /** A fault of the service; the body carries the request id, never a stack. */
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode];
+
+/** The `error` field of each error status: its RFC 9110 reason phrase. */
+export const HTTP_REASON_PHRASES = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  404: "Not Found",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+} as const satisfies Record<ErrorStatus | 401, string>;
+
+/** The exact messages of the three authentication failures (spec section 5), sent with HTTP 401. */
+export const AUTH_ERROR_MESSAGES = {
+  invalidApiKey: "Invalid API key",
+  missingAuthorization: "Authorization header required",
+  malformedAuthorization: "Invalid authorization format. Use: Bearer <API_KEY>",
+} as const;
+
+export type AuthErrorMessage = (typeof AUTH_ERROR_MESSAGES)[keyof typeof AUTH_ERROR_MESSAGES];

@@ -1,0 +1,52 @@
+/**
+ * Schemas of the error bodies (DESIGN.md "Auth errors", "Other errors").
+ * Auth errors keep the spec's exact two-field shape; every other error names a code.
+ */
+import * as z from "zod/mini";
+import { AUTH_ERROR_MESSAGES, type AuthErrorMessage, ERROR_CODES, type ErrorCode } from "./error-codes.js";
+import { ValidationIssueSchema } from "./validation-issue.js";
+
+/**
+ * HTTP 401 body, exactly `{ error: "Unauthorized", message }`: checked before anything else.
+ *
+ * @example
+ * AuthErrorBodySchema.parse({ error: "Unauthorized", message: AUTH_ERROR_MESSAGES.invalidApiKey });
+ */
+export const AuthErrorBodySchema = z.object({
+  error: z.literal("Unauthorized"),
+  message: z.enum(Object.values(AUTH_ERROR_MESSAGES) as [AuthErrorMessage, ...AuthErrorMessage[]]),
+});
+export type AuthErrorBody = z.infer<typeof AuthErrorBodySchema>;
+
+/**
+ * Body of every non-auth error: `error` is the reason phrase of the status, `code` says which
+ * error it is, `message` explains it to a person. Validation errors add `issues`; 5xx add `request_id`.
+ *
+ * @example
+ * ErrorBodySchema.parse({ error: "Not Found", code: "NOT_FOUND", message: "Task not found." });
+ */
+export const ErrorBodySchema = z.object({
+  error: z.string(),
+  code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+  message: z.string(),
+  /** Every violation, for `INVALID_REQUEST`. */
+  issues: z.optional(z.array(ValidationIssueSchema)),
+  /** Id of the failed request, for 5xx errors, to quote to the operator. */
+  request_id: z.optional(z.string()),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** An error of the create endpoint: the error body plus `success: false`, like the create response. */
+export const CreateErrorBodySchema = z.object({
+  success: z.literal(false),
+  ...ErrorBodySchema.shape,
+});
+export type CreateErrorBody = z.infer<typeof CreateErrorBodySchema>;
+
+/** A refused create request: `INVALID_REQUEST` with every issue. */
+export const ValidationErrorBodySchema = z.object({
+  ...CreateErrorBodySchema.shape,
+  code: z.literal("INVALID_REQUEST"),
+  issues: z.array(ValidationIssueSchema),
+});
+export type ValidationErrorBody = z.infer<typeof ValidationErrorBodySchema>;

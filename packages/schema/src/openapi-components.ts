@@ -1,0 +1,158 @@
+/**
+ * The `components.schemas` of the OpenAPI document, generated from the zod schemas with
+ * `toJSONSchema` (draft 2020-12). Descriptions live here, not on the schemas, so that clients
+ * importing a schema do not bundle documentation text.
+ */
+import * as z from "zod/mini";
+import { AuthErrorBodySchema, CreateErrorBodySchema, ErrorBodySchema } from "./errors.js";
+import {
+  CALLBACK_URL_MAX_LENGTH,
+  IMAGE_MAX_BYTES,
+  IMAGE_MAX_SIDE_PX,
+  PROMPT_MAX_LENGTH,
+  PROMPT_MIN_LENGTH,
+  REFERENCE_IMAGES_MAX_COUNT,
+  REFERENCE_IMAGES_MIN_COUNT,
+} from "./limits.js";
+import { GenerationRequestSchema } from "./request.js";
+import { AccountResponseSchema, CreateTaskResponseSchema, TaskStatusResponseSchema } from "./responses.js";
+import { ValidationIssueSchema } from "./validation-issue.js";
+import { WebhookPayloadSchema } from "./webhook.js";
+import {
+  WebhookAttemptSchema,
+  WebhookEventListSchema,
+  WebhookEventSchema,
+  WebhookRedeliveryResponseSchema,
+} from "./webhook-events.js";
+import { TaskIdString, TimestampString, UrlString } from "./wire-strings.js";
+
+type JsonSchema = Record<string, unknown>;
+type Metadata = { id?: string; description?: string } & JsonSchema;
+
+const IMAGE_PATTERN = "^data:image/(jpeg|png|webp);base64,[A-Za-z0-9+/]*={0,2}$";
+const IMAGE_DESCRIPTION =
+  `Image as a data URI: data:image/<jpeg|png|webp>;base64,<data>. At most ${IMAGE_MAX_BYTES / 1024 / 1024} MiB ` +
+  `decoded, bytes matching the declared type, at most ${IMAGE_MAX_SIDE_PX} px a side.`;
+
+function describeRequest(registry: z.core.$ZodRegistry<Metadata>): void {
+  const fields = GenerationRequestSchema.shape;
+  registry.add(GenerationRequestSchema, {
+    id: "GenerationRequest",
+    description:
+      "Three forms: text (prompt only), frame-to-frame (start_frame and end_frame together), reference " +
+      `(reference_images, ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT}). Frames and reference images ` +
+      "never mix; callback_url fits every form. Unknown fields are refused.",
+    dependentRequired: { start_frame: ["end_frame"], end_frame: ["start_frame"] },
+    not: {
+      anyOf: [
+        { required: ["start_frame", "reference_images"] },
+        { required: ["end_frame", "reference_images"] },
+      ],
+    },
+  });
+  registry.add(fields.prompt, {
+    description: `What the video shows. ${PROMPT_MIN_LENGTH} to ${PROMPT_MAX_LENGTH} characters after trimming.`,
+    minLength: PROMPT_MIN_LENGTH,
+    maxLength: PROMPT_MAX_LENGTH,
+    pattern: "\\S",
+  });
+  registry.add(fields.model_type, { description: "Model; gen-3-fast costs 1 credit, gen-3 costs 2." });
+  registry.add(fields.aspect_ratio, { description: "Aspect ratio of the video." });
+  registry.add(fields.start_frame, {
+    description: `First frame. ${IMAGE_DESCRIPTION}`,
+    pattern: IMAGE_PATTERN,
+  });
+  registry.add(fields.end_frame, { description: `Last frame. ${IMAGE_DESCRIPTION}`, pattern: IMAGE_PATTERN });
+  registry.add(fields.reference_images, {
+    description: `Images the video draws on. Each item: ${IMAGE_DESCRIPTION}`,
+    minItems: REFERENCE_IMAGES_MIN_COUNT,
+    maxItems: REFERENCE_IMAGES_MAX_COUNT,
+    items: { type: "string", pattern: IMAGE_PATTERN },
+  });
+  registry.add(fields.callback_url, {
+    description:
+      "Absolute https URL that receives the webhook when the task finishes. Its host must resolve to public " +
+      "addresses only (checked at creation and at each delivery).",
+    format: "uri",
+    maxLength: CALLBACK_URL_MAX_LENGTH,
+  });
+}
+
+function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
+  registry.add(TaskIdString, { format: "uuid" });
+  registry.add(UrlString, { format: "uri" });
+  registry.add(TimestampString, { format: "date-time" });
+  const add = (schema: z.core.$ZodType, id: string, description: string) =>
+    registry.add(schema, { id, description });
+  add(
+    CreateTaskResponseSchema,
+    "CreateTaskResponse",
+    "The task was created and queued; credits were charged.",
+  );
+  add(
+    TaskStatusResponseSchema,
+    "TaskStatusResponse",
+    "One shape per status. video_url is absent while queued or processing, a signed URL when completed, " +
+      "null when failed (message then holds the failure code). Treat any unknown status as not finished.",
+  );
+  add(AccountResponseSchema, "AccountResponse", "The account of the calling API key.");
+  add(ValidationIssueSchema, "ValidationIssue", "One violation: the field's path and what is wrong.");
+  add(AuthErrorBodySchema, "AuthErrorBody", "HTTP 401 body; message is one of three exact texts.");
+  add(ErrorBodySchema, "ErrorBody", "Body of every other error. 5xx bodies carry request_id.");
+  add(
+    CreateErrorBodySchema,
+    "CreateErrorBody",
+    "Error of the create endpoint: ErrorBody plus success: false.",
+  );
+  add(
+    WebhookPayloadSchema,
+    "WebhookPayload",
+    "Body of the webhook POSTed to callback_url when a task finishes.",
+  );
+  add(WebhookAttemptSchema, "WebhookAttempt", "One try to deliver a webhook event.");
+  add(WebhookEventSchema, "WebhookEvent", "A webhook event with every delivery attempt.");
+  add(WebhookEventListSchema, "WebhookEventList", "The webhook events of a task, oldest first.");
+  add(
+    WebhookRedeliveryResponseSchema,
+    "WebhookRedeliveryResponse",
+    "The latest event is pending again, with the same webhook-id.",
+  );
+}
+
+// Keeps the document readable and the contract open: response objects may gain fields (clients
+// ignore them), and the long regexes zod adds for formats say nothing `format` does not.
+function tidy(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void {
+  const { jsonSchema } = context;
+  const definition = context.zodSchema._zod.def as { type: string; catchall?: z.core.$ZodType };
+  if (definition.type === "object" && definition.catchall?._zod.def.type !== "never") {
+    delete jsonSchema.additionalProperties;
+  }
+  if (jsonSchema.format === "date-time" || jsonSchema.format === "uuid") delete jsonSchema.pattern;
+  if (jsonSchema.type === "integer" && jsonSchema.maximum === Number.MAX_SAFE_INTEGER)
+    delete jsonSchema.maximum;
+  if (jsonSchema.type === "integer" && jsonSchema.minimum === Number.MIN_SAFE_INTEGER)
+    delete jsonSchema.minimum;
+}
+
+function generate(describe: (registry: z.core.$ZodRegistry<Metadata>) => void, io: "input" | "output") {
+  const registry = z.registry<Metadata>();
+  describe(registry);
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io,
+    metadata: registry,
+    uri: (id) => `#/components/schemas/${id}`,
+    override: tidy,
+  });
+  const components: Record<string, JsonSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
+    components[id] = rest;
+  }
+  return components;
+}
+
+/** Every component schema: the request as clients send it (defaults optional), responses as servers send them. */
+export function buildComponentSchemas(): Record<string, JsonSchema> {
+  return { ...generate(describeRequest, "input"), ...generate(describeResponses, "output") };
+}
