@@ -1,0 +1,12 @@
+export { resolveFfmpegPath } from "./ffmpeg-path.js";
+export { EncoderError } from "./h264-encoder.js";
+export { InputImageError } from "./input-image.js";
+export { type FrameSize, outputSize } from "./output-geometry.js";
+export {
+  createSyntheticRenderer,
+  DEFAULT_BASE_WIDTH,
+  DEFAULT_DURATION_SECONDS,
+  DEFAULT_ENCODER_NICENESS,
+  DEFAULT_FPS,
+  type SyntheticRendererOptions,
+} from "./synthetic-renderer.js";

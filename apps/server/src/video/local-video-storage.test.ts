@@ -1,0 +1,101 @@
+import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LocalVideoStorage } from "./local-video-storage.js";
+
+const TASK = "3f6c2a1e-8b4d-4c5a-9e7f-0a1b2c3d4e5f";
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+let dir: string;
+let storage: LocalVideoStorage;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "genvideo-storage-"));
+  storage = new LocalVideoStorage({
+    dir,
+    publicUrl: "https://videos.example.com/",
+    signingKey: "server-secret",
+  });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function query(url: string) {
+  const parsed = new URL(url);
+  return {
+    expires: parsed.searchParams.get("expires") ?? undefined,
+    signature: parsed.searchParams.get("signature") ?? undefined,
+    parsed,
+  };
+}
+
+describe("signed URLs", () => {
+  it("signs {public_url}/videos/{task_id}.mp4 with expires (7 days) and an HMAC signature that checks out", async () => {
+    const url = await storage.signedUrl(storage.keyForTask(TASK), TASK, NOW);
+    const { expires, signature, parsed } = query(url);
+    expect(parsed.origin + parsed.pathname).toBe(`https://videos.example.com/videos/${TASK}.mp4`);
+    expect(Number(expires)).toBe(NOW / 1000 + 7 * 24 * 3600);
+    expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(storage.checkUrl(TASK, expires, signature, NOW)).toEqual({ ok: true });
+  });
+
+  it("refuses a tampered signature, expiry or task id, and a URL past its expiry", async () => {
+    const { expires, signature } = query(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW));
+    const flipped = `${signature!.slice(0, -1)}${signature!.endsWith("A") ? "B" : "A"}`;
+    expect(storage.checkUrl(TASK, expires, flipped, NOW)).toEqual({ ok: false, code: "INVALID_SIGNATURE" });
+    expect(storage.checkUrl(TASK, String(Number(expires) + 60), signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
+    expect(storage.checkUrl(TASK.replace("3f", "4f"), expires, signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
+    expect(storage.checkUrl(TASK, undefined, signature, NOW)).toMatchObject({ code: "INVALID_SIGNATURE" });
+    expect(storage.checkUrl(TASK, expires, `${signature}=`, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
+    const later = (Number(expires) + 1) * 1000;
+    expect(storage.checkUrl(TASK, expires, signature, later)).toEqual({ ok: false, code: "URL_EXPIRED" });
+  });
+
+  it("does not accept URLs signed with another key", async () => {
+    const other = new LocalVideoStorage({ dir, publicUrl: "https://x", signingKey: "other-secret" });
+    const { expires, signature } = query(await other.signedUrl(`${TASK}.mp4`, TASK, NOW));
+    expect(storage.checkUrl(TASK, expires, signature, NOW)).toMatchObject({ code: "INVALID_SIGNATURE" });
+  });
+
+  it("honours a configured ttl", async () => {
+    const short = new LocalVideoStorage({ dir, publicUrl: "https://x", signingKey: "k", ttlSeconds: 60 });
+    expect(Number(query(await short.signedUrl(`${TASK}.mp4`, TASK, NOW)).expires)).toBe(NOW / 1000 + 60);
+  });
+});
+
+describe("files", () => {
+  it("puts a staged file under the task's key and opens it", async () => {
+    const staged = await storage.stagingPath(TASK);
+    await writeFile(staged, "video bytes");
+    expect(await storage.put(TASK, staged)).toEqual({ videoKey: `${TASK}.mp4` });
+    const video = await storage.open(`${TASK}.mp4`);
+    expect(video?.size).toBe(11);
+    expect(video?.etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+    expect(await new Response(video!.stream({ start: 6, end: 10 })).text()).toBe("bytes");
+    expect(await readdir(join(dir, ".staging"))).toEqual([]);
+  });
+
+  it("refuses keys that could escape the directory", async () => {
+    expect(() => storage.keyForTask("../etc/passwd")).toThrow();
+    expect(await storage.open("../secret.mp4")).toBeUndefined();
+  });
+
+  it("deletes videos older than the retention period", async () => {
+    const old = join(dir, `${TASK}.mp4`);
+    const fresh = join(dir, "11111111-2222-4333-8444-555555555555.mp4");
+    await writeFile(old, "old");
+    await writeFile(fresh, "fresh");
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await utimes(old, eightDaysAgo, eightDaysAgo);
+    expect(await storage.sweep()).toBe(1);
+    expect(await readdir(dir)).toEqual(["11111111-2222-4333-8444-555555555555.mp4"]);
+    expect(await storage.deleteOlderThan(Date.now() + 1000)).toBe(1);
+  });
+});

@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { copyFile, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { type UrlCheck, UrlSigner } from "./url-signature.js";
+import type { OpenedVideo, StoredVideoInfo, VideoFileStorage } from "./video-file-storage.js";
+
+export const DEFAULT_URL_TTL_SECONDS = 7 * 24 * 60 * 60;
+export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface LocalVideoStorageOptions {
+  /** Directory for the videos, e.g. `${GENVIDEO_DATA_DIR}/videos`; created when missing. */
+  dir: string;
+  /** Origin (and optional path prefix) clients reach the server at, e.g. `http://127.0.0.1:8787`. */
+  publicUrl: string;
+  /** Server secret the URL signatures derive from; keep it stable across restarts or old URLs break. */
+  signingKey: string | Uint8Array;
+  /** How long a `video_url` stays valid, in seconds of service time. Default 7 days. */
+  ttlSeconds?: number;
+  /** How long videos are kept before `sweep` deletes them, in ms. Default 7 days. */
+  retentionMs?: number;
+}
+
+/** Task ids are UUIDs; anything else is refused before it can become a path. */
+const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const STAGING = ".staging";
+
+function etagOf(size: number, modifiedAt: number): string {
+  return `"${size.toString(16)}-${Math.floor(modifiedAt).toString(16)}"`;
+}
+
+/**
+ * Videos as files in one directory, named `<task_id>.mp4`, with files being
+ * written kept in `.staging/` on the same file system so `put` is an atomic
+ * rename: a download never sees half a video.
+ */
+export class LocalVideoStorage implements VideoFileStorage {
+  readonly dir: string;
+  readonly publicUrl: string;
+  readonly ttlSeconds: number;
+  readonly retentionMs: number;
+  readonly #signer: UrlSigner;
+
+  constructor(options: LocalVideoStorageOptions) {
+    this.dir = options.dir;
+    this.publicUrl = options.publicUrl.replace(/\/+$/, "");
+    this.ttlSeconds = options.ttlSeconds ?? DEFAULT_URL_TTL_SECONDS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.#signer = new UrlSigner(options.signingKey);
+  }
+
+  keyForTask(taskId: string): string {
+    if (!SAFE_TASK_ID.test(taskId)) throw new Error(`Not a valid task id for a video: ${taskId}`);
+    return `${taskId}.mp4`;
+  }
+
+  async signedUrl(videoKey: string, taskId: string, now: number): Promise<string> {
+    if (videoKey !== this.keyForTask(taskId))
+      throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
+    const expires = Math.floor(now / 1000) + this.ttlSeconds;
+    const signature = this.#signer.sign(taskId, expires);
+    return `${this.publicUrl}/videos/${encodeURIComponent(taskId)}.mp4?expires=${expires}&signature=${signature}`;
+  }
+
+  checkUrl(
+    taskId: string,
+    expires: string | undefined,
+    signature: string | undefined,
+    now: number,
+  ): UrlCheck {
+    return this.#signer.check(taskId, expires, signature, Math.floor(now / 1000));
+  }
+
+  async stagingPath(taskId: string): Promise<string> {
+    const staging = join(this.dir, STAGING);
+    await mkdir(staging, { recursive: true });
+    return join(staging, `${this.keyForTask(taskId)}.${randomUUID()}.partial`);
+  }
+
+  async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
+    const videoKey = this.keyForTask(taskId);
+    await mkdir(this.dir, { recursive: true });
+    const target = join(this.dir, videoKey);
+    try {
+      await rename(sourcePath, target);
+    } catch (error) {
+      // A staging file from another file system (a caller's temp dir) cannot be renamed in.
+      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      const incoming = `${target}.${randomUUID()}.partial`;
+      await copyFile(sourcePath, incoming, constants.COPYFILE_FICLONE);
+      await rename(incoming, target);
+      await unlink(sourcePath);
+    }
+    return { videoKey };
+  }
+
+  async discard(path: string): Promise<void> {
+    await unlink(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    });
+  }
+
+  #pathOf(videoKey: string): string | undefined {
+    return /^[A-Za-z0-9_-]{1,128}\.mp4$/.test(videoKey) ? join(this.dir, videoKey) : undefined;
+  }
+
+  async stat(videoKey: string): Promise<StoredVideoInfo | undefined> {
+    const path = this.#pathOf(videoKey);
+    if (!path) return undefined;
+    try {
+      const info = await stat(path);
+      return { size: info.size, modifiedAt: info.mtimeMs, etag: etagOf(info.size, info.mtimeMs) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async open(videoKey: string): Promise<OpenedVideo | undefined> {
+    const path = this.#pathOf(videoKey);
+    if (!path) return undefined;
+    const handle = await open(path, "r").catch(() => undefined);
+    if (!handle) return undefined;
+    const info = await handle.stat();
+    let taken = false;
+    return {
+      size: info.size,
+      modifiedAt: info.mtimeMs,
+      etag: etagOf(info.size, info.mtimeMs),
+      stream(range) {
+        taken = true;
+        const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+        return Readable.toWeb(nodeStream) as unknown as ReadableStream<Uint8Array>;
+      },
+      async close() {
+        if (!taken) await handle.close();
+      },
+    };
+  }
+
+  async delete(videoKey: string): Promise<boolean> {
+    const path = this.#pathOf(videoKey);
+    if (!path) return false;
+    try {
+      await unlink(path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  async deleteOlderThan(time: number): Promise<number> {
+    let deleted = 0;
+    for (const folder of [this.dir, join(this.dir, STAGING)]) {
+      const names = await readdir(folder).catch(() => [] as string[]);
+      for (const name of names) {
+        if (!name.endsWith(".mp4") && !name.endsWith(".partial")) continue;
+        const path = join(folder, name);
+        const info = await stat(path).catch(() => undefined);
+        if (!info?.isFile() || info.mtimeMs >= time) continue;
+        await this.discard(path);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /** The retention sweep: deletes videos older than `retentionMs` as of `now` (wall-clock ms). */
+  sweep(now: number = Date.now()): Promise<number> {
+    return this.deleteOlderThan(now - this.retentionMs);
+  }
+}
