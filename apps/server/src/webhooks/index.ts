@@ -1,0 +1,21 @@
+export {
+  type CallbackTarget,
+  type CallbackUrlPolicy,
+  type CallbackUrlVerdict,
+  createCallbackUrlValidator,
+  parseCallbackUrl,
+  validateCallbackUrl,
+} from "./callback-url.js";
+export {
+  RefusedAddressError,
+  type ResolvedAddress,
+  type ResolveHost,
+  refusedAddressCode,
+  resolveWithSystemDns,
+} from "./host-resolver.js";
+export { type AddressCategory, classifyAddress, isPublicUnicastAddress } from "./ip-address.js";
+export {
+  type ClosableWebhookSender,
+  createWebhookSender,
+  type WebhookSenderOptions,
+} from "./webhook-sender.js";

@@ -1,0 +1,21 @@
+/**
+ * A self-signed certificate for `hooks.test` (valid until 2126), for the HTTPS
+ * sender tests only. The key protects nothing: it exists to be public.
+ */
+export const hooksTestCertificate = `-----BEGIN CERTIFICATE-----
+MIIBmDCCAT6gAwIBAgIUT9KbSAOGcRKzyCcZzN4KOhhml4QwCgYIKoZIzj0EAwIw
+FTETMBEGA1UEAwwKaG9va3MudGVzdDAgFw0yNjExMjIxMDU3MDhaGA8yMTI2MTAy
+OTEwNTcwOFowFTETMBEGA1UEAwwKaG9va3MudGVzdDBZMBMGByqGSM49AgEGCCqG
+SM49AwEHA0IABMSIvpHpaLnVPkyXtLDk+V0Iu0kl9qrcyd5C3nQjCRMzjArH9e05
+AUE0pqIO+uw/iz78kGC0yXOAeu+DhN7Z1emjajBoMB0GA1UdDgQWBBS9h1AixTAU
+fNvsV2fu7qZG6aq9GTAfBgNVHSMEGDAWgBS9h1AixTAUfNvsV2fu7qZG6aq9GTAP
+BgNVHRMBAf8EBTADAQH/MBUGA1UdEQQOMAyCCmhvb2tzLnRlc3QwCgYIKoZIzj0E
+AwIDSAAwRQIhAJzzjpuZ4u7tzExNCWs3qUA9lTwSr0hqvFWCr9BwYwYeAiA6wiJ0
+9mk8FCvaKZvhIJmXSGq0au/LeyoGUBGbGLGorA==
+-----END CERTIFICATE-----`;
+
+export const hooksTestKey = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgUmjRd18RS4789TaR
+IxHEAzcTU/D3DjzqYRIERr9p5EWhRANCAATEiL6R6Wi51T5Ml7Sw5PldCLtJJfaq
+3MneQt50IwkTM4wKx/XtOQFBNKaiDvrsP4s+/JBgtMlzgHrvg4Te2dXp
+-----END PRIVATE KEY-----`;

@@ -1,0 +1,152 @@
+/**
+ * The server's `WebhookSender`: one POST per attempt on undici, with the
+ * delivery rules of DESIGN.md ("Webhook delivery", "Callback targets"):
+ * connect within 10 s, the whole attempt within 30 s, no redirects, at most
+ * 64 KiB of the response read, and only public unicast targets, checked at
+ * connection time on the very address connected to.
+ *
+ * One undici Agent serves every target. Connections are kept alive briefly
+ * and reused only for the same origin; that is safe across accounts because a
+ * pooled socket is already connected to an address the policy accepted.
+ */
+import type { WebhookAttemptOutcome, WebhookDelivery, WebhookSender } from "@genvideo/engine";
+import {
+  WEBHOOK_ATTEMPT_TIMEOUT_MS,
+  WEBHOOK_CONNECT_TIMEOUT_MS,
+  WEBHOOK_RESPONSE_MAX_BYTES,
+} from "@genvideo/schema";
+import { Agent } from "undici";
+import { type AttemptSlots, createAttemptSlots } from "./attempt-slots.js";
+import { parseCallbackUrl } from "./callback-url.js";
+import { describeDeliveryError } from "./delivery-error.js";
+import { createGuardedConnector } from "./guarded-connector.js";
+import { type ResolveHost, resolveWithSystemDns } from "./host-resolver.js";
+
+export interface WebhookSenderOptions {
+  /** `GENVIDEO_ALLOW_INSECURE_CALLBACKS=1`: allow `http:` and loopback or private targets. */
+  allowInsecure: boolean;
+  /** DNS + TCP + TLS must finish within this (default 10 s). Network time: not scaled by GENVIDEO_TIME_SCALE. */
+  connectTimeoutMs?: number;
+  /** The whole attempt (connect, request, response headers and body) must finish within this (default 30 s). */
+  attemptTimeoutMs?: number;
+  /** Response bytes read (default 64 KiB) before the connection is dropped; the status code alone decides the outcome. */
+  maxResponseBytes?: number;
+  /** Attempts in flight at once; unlimited when absent. */
+  maxConcurrency?: number;
+  /** Open connections per origin. */
+  maxConnectionsPerOrigin?: number;
+  /** Name resolution; the system resolver by default. Tests inject one to simulate DNS rebinding. */
+  resolve?: ResolveHost;
+  /** PEM certificates trusted instead of the system's roots; for tests and private deployments. */
+  trustedCertificates?: readonly string[];
+}
+
+export interface ClosableWebhookSender extends WebhookSender {
+  /** Closes idle connections and waits for attempts in flight; call on shutdown. */
+  close(): Promise<void>;
+}
+
+const userAgent = "genvideo-webhooks/1";
+
+/**
+ * @example
+ * const sender = createWebhookSender({ allowInsecure: config.allowInsecureCallbacks });
+ * const outcome = await sender.send(delivery, AbortSignal.timeout(60_000));
+ * // { ok: false, statusCode: 302, error: "redirect not followed (302)", durationMs: 41 }
+ * await sender.close();
+ */
+export function createWebhookSender(options: WebhookSenderOptions): ClosableWebhookSender {
+  const connectTimeoutMs = options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? WEBHOOK_RESPONSE_MAX_BYTES;
+  const slots: AttemptSlots | undefined =
+    options.maxConcurrency === undefined ? undefined : createAttemptSlots(options.maxConcurrency);
+  const agent = new Agent({
+    connect: createGuardedConnector({
+      allowInsecure: options.allowInsecure,
+      resolve: options.resolve ?? resolveWithSystemDns,
+      connectTimeoutMs,
+      trustedCertificates: options.trustedCertificates,
+    }),
+    connections: options.maxConnectionsPerOrigin ?? 8,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 10_000,
+    // Backstops only: the attempt deadline below is what ends an attempt.
+    headersTimeout: attemptTimeoutMs,
+    bodyTimeout: attemptTimeoutMs,
+  });
+
+  async function attempt(delivery: WebhookDelivery, signal: AbortSignal): Promise<WebhookAttemptOutcome> {
+    const startedAt = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - startedAt);
+    let statusCode: number | null = null;
+    const failure = (error: string): WebhookAttemptOutcome => ({
+      ok: false,
+      statusCode,
+      error,
+      durationMs: elapsed(),
+    });
+
+    // Form only here: the address policy is the connector's, applied to the address actually connected to.
+    const target = parseCallbackUrl(delivery.url, true);
+    if (!target.ok) return failure(`refused url: ${target.reason}`);
+    if (target.url.protocol !== "https:" && !options.allowInsecure) return failure("refused url: not https");
+    if (signal.aborted) return failure("aborted");
+
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error("attempt deadline")), attemptTimeoutMs);
+    try {
+      const response = await agent.request({
+        origin: target.url.origin,
+        path: `${target.url.pathname}${target.url.search}`,
+        method: "POST",
+        headers: withUserAgent(delivery.headers),
+        body: delivery.body,
+        signal: AbortSignal.any([signal, deadline.signal]),
+      });
+      statusCode = response.statusCode;
+      await readAtMost(response.body, maxResponseBytes);
+      if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: elapsed() };
+      if (statusCode >= 300 && statusCode < 400) return failure(`redirect not followed (${statusCode})`);
+      return failure(`HTTP ${statusCode}`);
+    } catch (error) {
+      if (signal.aborted) return failure("aborted");
+      if (deadline.signal.aborted) return failure("timeout");
+      return failure(describeDeliveryError(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    async send(delivery, signal) {
+      if (slots === undefined) return attempt(delivery, signal);
+      const release = await slots.acquire(signal);
+      if (release === undefined) return { ok: false, statusCode: null, error: "aborted", durationMs: 0 };
+      try {
+        return await attempt(delivery, signal);
+      } finally {
+        release();
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * Reads up to `limit` bytes and drops the rest: leaving the loop early
+ * destroys the body, which makes undici close the connection instead of
+ * reading a body of any size to reuse it.
+ */
+async function readAtMost(body: AsyncIterable<Uint8Array>, limit: number): Promise<void> {
+  let received = 0;
+  for await (const chunk of body) {
+    received += chunk.byteLength;
+    if (received >= limit) break;
+  }
+}
+
+function withUserAgent(headers: Record<string, string>): Record<string, string> {
+  const hasUserAgent = Object.keys(headers).some((name) => name.toLowerCase() === "user-agent");
+  return hasUserAgent ? headers : { ...headers, "user-agent": userAgent };
+}
