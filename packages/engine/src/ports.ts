@@ -136,10 +136,15 @@ export interface StoreTransaction {
   getAccountByName(name: string): Promise<AccountRecord | undefined>;
   listAccounts(): Promise<AccountRecord[]>;
   insertAccount(account: AccountRecord): Promise<void>;
-  /** Adds `entry.delta` to the account's credits and records the entry. */
-  appendLedger(entry: LedgerEntry): Promise<void>;
+  /**
+   * Adds `entry.delta` to the account's credits and records the entry, unless
+   * that would take the balance below zero: then it changes nothing and
+   * returns false (one conditional update, so concurrent charges can't overdraw).
+   */
+  appendLedger(entry: LedgerEntry): Promise<boolean>;
   listLedger(accountId: string): Promise<LedgerEntry[]>;
 
+  getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
   insertApiKey(key: ApiKeyRecord): Promise<void>;
@@ -168,12 +173,20 @@ export interface StoreTransaction {
   listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]>;
   /** Tasks not terminal whose deadline is at or before `now`. */
   listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]>;
-  /** Processing tasks with a rendered video whose `finishAt` is at or before `now`. */
+  /**
+   * Processing tasks whose `finishAt` is at or before `now` and that are ready
+   * to end: they have a rendered video (`videoKey`), or their scenario fails
+   * them (`scenario.fail` set; such tasks are never rendered).
+   */
   listDueCompletions(now: number, limit: number): Promise<TaskRecord[]>;
   countTasks(accountId?: string): Promise<number>;
 
   getIdempotency(accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
-  /** Inserts unless a live record exists; returns false when one does (the caller then reads it). */
+  /**
+   * Inserts unless a live record exists for (accountId, key), live meaning its
+   * `expiresAt` is after `record.createdAt`; an expired one is replaced.
+   * Returns false when a live one exists (the caller then reads it).
+   */
   insertIdempotency(record: IdempotencyRecord): Promise<boolean>;
   completeIdempotency(accountId: string, key: string, status: number, body: string): Promise<void>;
   deleteIdempotency(accountId: string, key: string): Promise<void>;

@@ -1,0 +1,148 @@
+import {
+  IDEMPOTENCY_KEY_TTL_MS,
+  RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_STATUS_READS_PER_MINUTE,
+  REQUEST_BODY_MAX_BYTES,
+  TASK_DEADLINE_MS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_SPACING_MS,
+} from "@genvideo/schema";
+
+/**
+ * The engine's settings. Hosts pass a partial config; everything left out
+ * takes the defaults of DESIGN.md. Durations are service-time milliseconds
+ * unless the name says otherwise.
+ */
+
+/** What a callback URL check answers: fine, or the reason it is refused (sent to the client). */
+export type CallbackUrlCheck = { ok: true } | { ok: false; reason: string };
+
+/** One line per HTTP request. Never carries an API key (the path is logged without its query). */
+export interface RequestLogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The authenticated account, when there is one. */
+  accountId?: string;
+}
+
+/** Where the engine reports what happened; every method is optional. */
+export interface EngineLogger {
+  request?(entry: RequestLogEntry): void;
+  /** Unexpected failures: a 500, a render or delivery crash. `details` never holds secrets. */
+  error?(message: string, details: Record<string, unknown>): void;
+}
+
+export interface RateLimitConfig {
+  /** `GENVIDEO_RATE_LIMITS=off` turns this off. */
+  enabled: boolean;
+  /** Token bucket for task creation (and redelivery), per API key. */
+  createsPerMinute: number;
+  /** Token bucket for reads (status, account, webhook listings), per API key. */
+  readsPerMinute: number;
+}
+
+export interface WebhookPolicy {
+  maxAttempts: number;
+  /** Service time from a failed attempt to the next one. */
+  retryDelayMs: number;
+  /** Deliveries in flight at once per engine; a slow receiver never blocks the others. */
+  concurrency: number;
+  /** How long a claimed delivery stays claimed; renewed while the attempt runs. */
+  leaseMs: number;
+}
+
+export interface EngineConfig {
+  /** Base URL clients reach the service at, e.g. `http://127.0.0.1:8787` (no trailing slash). */
+  publicUrl: string;
+  /** Service time a normal generation takes, counted from creation. */
+  generationMs: number;
+  /** A task not finished this long after creation fails with TIMEOUT. */
+  taskDeadlineMs: number;
+  rateLimits: RateLimitConfig;
+  /** Renders run at once per engine. */
+  workerConcurrency: number;
+  /** How long a claimed task stays claimed without renewal (a crashed worker's tasks return to the queue). */
+  leaseMs: number;
+  webhooks: WebhookPolicy;
+  /** Prompt words (case-insensitive, whole words) that make a task fail with UNSAFE_CONTENT. */
+  unsafeWords: readonly string[];
+  /** Checked at creation; the server plugs in its SSRF check. Default: https only. */
+  validateCallbackUrl(url: string): Promise<CallbackUrlCheck>;
+  logger: EngineLogger;
+  /** Largest request body accepted (413 above it). */
+  maxBodyBytes: number;
+  /** How long an Idempotency-Key is remembered per account. */
+  idempotencyTtlMs: number;
+}
+
+/** What hosts pass: any subset, nested policies included. */
+export type EngineConfigInput = Partial<Omit<EngineConfig, "rateLimits" | "webhooks">> & {
+  rateLimits?: Partial<RateLimitConfig>;
+  webhooks?: Partial<WebhookPolicy>;
+};
+
+/** The default callback check: an absolute https URL. The server adds the public-address check. */
+export async function httpsOnlyCallbackUrl(url: string): Promise<CallbackUrlCheck> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: "callback_url is not a valid absolute URL" };
+  }
+  if (parsed.protocol !== "https:") return { ok: false, reason: "callback_url must use https" };
+  if (parsed.username || parsed.password)
+    return { ok: false, reason: "callback_url must not carry credentials" };
+  return { ok: true };
+}
+
+/** Fills in the defaults and checks the numbers, so a bad setting fails at start, not at the first request. */
+export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig {
+  const config: EngineConfig = {
+    publicUrl: (input.publicUrl ?? "http://127.0.0.1:8787").replace(/\/+$/, ""),
+    generationMs: input.generationMs ?? 60_000,
+    taskDeadlineMs: input.taskDeadlineMs ?? TASK_DEADLINE_MS,
+    rateLimits: {
+      enabled: true,
+      createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
+      readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
+      ...input.rateLimits,
+    },
+    workerConcurrency: input.workerConcurrency ?? 2,
+    leaseMs: input.leaseMs ?? 60_000,
+    webhooks: {
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      retryDelayMs: WEBHOOK_RETRY_SPACING_MS,
+      concurrency: 8,
+      leaseMs: 120_000,
+      ...input.webhooks,
+    },
+    unsafeWords: input.unsafeWords ?? [],
+    validateCallbackUrl: input.validateCallbackUrl ?? httpsOnlyCallbackUrl,
+    logger: input.logger ?? {},
+    maxBodyBytes: input.maxBodyBytes ?? REQUEST_BODY_MAX_BYTES,
+    idempotencyTtlMs: input.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS,
+  };
+  const positive: [string, number][] = [
+    ["generationMs", config.generationMs],
+    ["taskDeadlineMs", config.taskDeadlineMs],
+    ["workerConcurrency", config.workerConcurrency],
+    ["leaseMs", config.leaseMs],
+    ["maxBodyBytes", config.maxBodyBytes],
+    ["idempotencyTtlMs", config.idempotencyTtlMs],
+    ["rateLimits.createsPerMinute", config.rateLimits.createsPerMinute],
+    ["rateLimits.readsPerMinute", config.rateLimits.readsPerMinute],
+    ["webhooks.maxAttempts", config.webhooks.maxAttempts],
+    ["webhooks.concurrency", config.webhooks.concurrency],
+    ["webhooks.leaseMs", config.webhooks.leaseMs],
+  ];
+  for (const [name, value] of positive) {
+    if (!(value > 0) || !Number.isFinite(value))
+      throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+  if (!(config.webhooks.retryDelayMs >= 0))
+    throw new RangeError(`webhooks.retryDelayMs must be zero or more, got ${config.webhooks.retryDelayMs}`);
+  return config;
+}

@@ -1,0 +1,158 @@
+import type { Hono } from "hono";
+import { type AdminService, createAdminService } from "./admin/admin-service.js";
+import type { Clock } from "./clock.js";
+import { type EngineConfig, type EngineConfigInput, resolveEngineConfig } from "./config.js";
+import { createHttpApp } from "./http/app.js";
+import type { EngineEnv } from "./http/engine-env.js";
+import { TokenBucketLimiter } from "./http/rate-limiter.js";
+import type { Renderer, Store, VideoStorage, WebhookSender } from "./ports.js";
+import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
+import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
+
+/** The ports and settings an engine runs on. */
+export interface EngineOptions {
+  store: Store;
+  /** Service time: generation, deadlines, retry spacing. */
+  clock: Clock;
+  /**
+   * Real time, for what must not follow a sped-up or virtual service clock:
+   * `webhook-timestamp` (receivers check it against their own clock) and
+   * rate-limit refills. Default: `Date.now()`.
+   */
+  wallClock?: Clock;
+  renderer: Renderer;
+  videoStorage: VideoStorage;
+  sender: WebhookSender;
+  config?: EngineConfigInput;
+  /** Lease owner name of this engine; default `worker_<uuid>`. */
+  workerId?: string;
+}
+
+/** What one `tick()` did, at which service time. */
+export interface TickReport extends TaskWorkReport {
+  now: number;
+  webhooksStarted: number;
+}
+
+/** A running engine: the HTTP app and the due-work driver. */
+export interface Engine {
+  /** The Hono app; hosts serve `app.fetch`. */
+  app: Hono<EngineEnv>;
+  /** The resolved configuration. */
+  config: EngineConfig;
+  /**
+   * Does all work due at `clock.now()`: leases, claims, render starts,
+   * completions, scenario failures, timeouts, webhook attempts. Renders and
+   * deliveries it starts run on in the background; it does not wait for them.
+   */
+  tick(): Promise<TickReport>;
+  /** Resolves when no render or webhook delivery started by this engine is in flight. */
+  idle(): Promise<void>;
+  /**
+   * Ticks and waits for what each tick started, again and again, until a tick
+   * finds nothing to do: after it, the store reflects everything due at
+   * `clock.now()`. For tests and the mock (renders and sends there are quick).
+   */
+  runUntilIdle(): Promise<TickReport>;
+  /** Graceful shutdown: claims nothing more, aborts renders and deliveries, releases leases. */
+  drain(): Promise<void>;
+  admin: AdminService;
+}
+
+const IDEMPOTENCY_SWEEP_MS = 60_000;
+const MAX_SETTLE_ROUNDS = 100;
+
+/**
+ * Builds the engine over its ports.
+ *
+ * @example
+ * const engine = createEngine({ store: createMemoryStore(), clock: manualClock(), renderer, videoStorage, sender });
+ * const { apiKey } = await engine.admin.bootstrap();
+ * const response = await engine.app.fetch(new Request("http://localhost/api/gen/account", {
+ *   headers: { authorization: `Bearer ${apiKey}` },
+ * }));
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const config = resolveEngineConfig(options.config);
+  const { store, clock } = options;
+  const wallClock = options.wallClock ?? { now: () => Date.now() };
+  const workerId = options.workerId ?? `worker_${crypto.randomUUID()}`;
+  const limiters = {
+    create: new TokenBucketLimiter("create", config.rateLimits.createsPerMinute, wallClock),
+    read: new TokenBucketLimiter("read", config.rateLimits.readsPerMinute, wallClock),
+  };
+  const app = createHttpApp({ store, clock, videoStorage: options.videoStorage, config, limiters });
+  const tasks = new TaskWorker({
+    store,
+    clock,
+    renderer: options.renderer,
+    videoStorage: options.videoStorage,
+    config,
+    workerId,
+  });
+  const webhooks = new WebhookDispatcher({
+    store,
+    clock,
+    wallClock,
+    sender: options.sender,
+    config,
+    workerId,
+  });
+  let draining = false;
+  let lastSweep = Number.NEGATIVE_INFINITY;
+
+  async function sweepIdempotency(now: number) {
+    if (now - lastSweep < IDEMPOTENCY_SWEEP_MS) return;
+    lastSweep = now;
+    await store.transaction((tx) => tx.deleteExpiredIdempotency(now));
+  }
+
+  async function tick(settle: boolean): Promise<TickReport> {
+    const now = clock.now();
+    const started = await tasks.startDue(now);
+    if (settle) await tasks.idle();
+    const ended = await tasks.finishDue(clock.now());
+    const webhooksStarted = draining ? 0 : await webhooks.dispatchDue(clock.now());
+    if (settle) await webhooks.idle();
+    await sweepIdempotency(now);
+    return { now, ...started, ...ended, webhooksStarted };
+  }
+
+  const idle = () => Promise.all([tasks.idle(), webhooks.idle()]).then(() => undefined);
+
+  return {
+    app,
+    config,
+    tick: () => tick(false),
+    idle,
+    async runUntilIdle() {
+      const total: TickReport = {
+        now: clock.now(),
+        claimed: 0,
+        rendersStarted: 0,
+        released: 0,
+        completed: 0,
+        failed: 0,
+        timedOut: 0,
+        webhooksStarted: 0,
+      };
+      for (let round = 0; round < MAX_SETTLE_ROUNDS; round++) {
+        const report = await tick(true);
+        let busy = false;
+        for (const key of Object.keys(total) as (keyof TickReport)[]) {
+          if (key === "now") continue;
+          total[key] += report[key];
+          busy ||= report[key] > 0;
+        }
+        total.now = report.now;
+        if (!busy) break;
+      }
+      return total;
+    },
+    async drain() {
+      draining = true;
+      await Promise.all([tasks.drain(), webhooks.drain()]);
+    },
+    admin: createAdminService(store, clock),
+  };
+}

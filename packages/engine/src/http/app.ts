@@ -1,0 +1,66 @@
+import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError, REASON_PHRASES } from "./api-error.js";
+import { authMiddleware } from "./auth-middleware.js";
+import type { EngineEnv, HttpServices } from "./engine-env.js";
+import { rateLimit } from "./rate-limit-middleware.js";
+import { requestContext } from "./request-context.js";
+import { accountRoute } from "./routes/account-route.js";
+import { generateRoute } from "./routes/generate-route.js";
+import { statusRoute } from "./routes/status-route.js";
+import { listWebhooksRoute, redeliverWebhookRoute } from "./routes/webhook-routes.js";
+
+/** The create endpoint: its errors carry `success: false` like its success body. */
+const CREATE_PATH = "/api/gen/generate";
+
+/**
+ * The service's HTTP face, runtime-agnostic: hosts call `app.fetch` (the
+ * server through @hono/node-server, the mock from msw handlers).
+ */
+export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
+  const app = new Hono<EngineEnv>();
+  app.use("*", requestContext(services.config.logger));
+  app.use("/api/*", authMiddleware(services));
+
+  app.post(CREATE_PATH, rateLimit(services, "create"), generateRoute(services));
+  app.get("/api/gen/status/:task_id", rateLimit(services, "read"), statusRoute(services));
+  app.get("/api/gen/account", rateLimit(services, "read"), accountRoute(services));
+  app.get("/api/gen/tasks/:task_id/webhooks", rateLimit(services, "read"), listWebhooksRoute(services));
+  app.post(
+    "/api/gen/tasks/:task_id/webhooks/redeliver",
+    rateLimit(services, "create"),
+    redeliverWebhookRoute(services),
+  );
+
+  app.notFound((c) =>
+    c.json(
+      new ApiError("NOT_FOUND", `No endpoint ${c.req.method} ${c.req.path}.`).toBody({ create: false }),
+      404,
+    ),
+  );
+
+  app.onError((error, c) => {
+    const create = c.req.method === "POST" && c.req.path === CREATE_PATH;
+    if (ApiError.isInstance(error)) {
+      return c.json(error.toBody({ create }), error.status as ContentfulStatusCode, error.headers);
+    }
+    const requestId = c.get("requestId");
+    services.config.logger.error?.("unhandled error", {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return c.json(
+      {
+        ...(create ? { success: false as const } : {}),
+        error: REASON_PHRASES[500],
+        code: "INTERNAL_ERROR",
+        message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+        request_id: requestId,
+      },
+      500,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { Clock } from "../clock.js";
+import type { EngineConfig } from "../config.js";
+import type { Caller } from "../keys/authenticate.js";
+import type { Store, VideoStorage } from "../ports.js";
+import type { TokenBucketLimiter } from "./rate-limiter.js";
+
+/** What the HTTP layer reads from the engine. */
+export interface HttpServices {
+  store: Store;
+  clock: Clock;
+  videoStorage: VideoStorage;
+  config: EngineConfig;
+  limiters: { create: TokenBucketLimiter; read: TokenBucketLimiter };
+}
+
+/** Hono bindings of the engine's app: the request id and, under /api, the authenticated caller. */
+export interface EngineEnv {
+  Variables: {
+    requestId: string;
+    caller: Caller;
+  };
+}

@@ -1,0 +1,62 @@
+import { ApiError } from "./api-error.js";
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
+
+/**
+ * Reads a POST body as JSON, refusing in the contract's order: not
+ * `application/json` (415), larger than `maxBytes` (413, told by
+ * Content-Length before anything is read, or by counting while streaming),
+ * not UTF-8 or not JSON (400). The limit is enforced on the bytes received,
+ * whatever the header claims.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const contentType = request.headers.get("content-type");
+  if (contentType === null || !JSON_MEDIA_TYPE.test(contentType.trim()))
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json.");
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readLimited(request, maxBytes);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError("INVALID_REQUEST", "The request body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? ` (${error.message})` : "";
+    throw new ApiError("INVALID_REQUEST", `The request body is not valid JSON${detail}.`);
+  }
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body is larger than ${maxBytes >= 1024 * 1024 ? `${Math.floor(maxBytes / (1024 * 1024))} MiB` : `${maxBytes} bytes`}.`,
+  );
+}

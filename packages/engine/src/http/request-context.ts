@@ -1,0 +1,30 @@
+import type { MiddlewareHandler } from "hono";
+import type { EngineLogger } from "../config.js";
+import type { EngineEnv } from "./engine-env.js";
+
+// A client-supplied id is reused when it is short and plain, so a trace spans both sides.
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id, returns it in `X-Request-Id` on every response
+ * (errors included) and logs one line per request: method, path without the
+ * query string (a key sent there must not reach the logs), status, duration.
+ */
+export function requestContext(logger: EngineLogger): MiddlewareHandler<EngineEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+    c.set("requestId", requestId);
+    await next();
+    c.res.headers.set("X-Request-Id", requestId);
+    logger.request?.({
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      ...(c.var.caller ? { accountId: c.var.caller.account.id } : {}),
+    });
+  };
+}

@@ -1,0 +1,78 @@
+import { validateGenerationRequest } from "@genvideo/schema";
+import type { Handler } from "hono";
+import {
+  idempotencyKeyOf,
+  releaseIdempotent,
+  requestFingerprint,
+  startIdempotent,
+} from "../../idempotency/idempotency.js";
+import { createTask } from "../../tasks/create-task.js";
+import { ApiError } from "../api-error.js";
+import type { EngineEnv, HttpServices } from "../engine-env.js";
+import { readJsonBody } from "../read-json-body.js";
+
+/**
+ * `POST /api/gen/generate`. Checks run cheapest first: media type, size,
+ * JSON, fields, then the Idempotency-Key, then the callback target (may
+ * resolve DNS), then credits in the creating transaction.
+ */
+export function generateRoute(services: HttpServices): Handler<EngineEnv> {
+  const { store, clock, config } = services;
+  return async (c) => {
+    const accountId = c.var.caller.account.id;
+    const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
+    const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
+    const validation = validateGenerationRequest(body);
+    if (!validation.success) {
+      throw new ApiError("INVALID_REQUEST", describeIssues(validation.issues), { issues: validation.issues });
+    }
+    const request = validation.data;
+
+    if (idempotencyKey !== undefined) {
+      const start = await startIdempotent(
+        store,
+        accountId,
+        idempotencyKey,
+        await requestFingerprint(body),
+        clock.now(),
+        config.idempotencyTtlMs,
+      );
+      if (start.kind === "replay") {
+        return c.body(start.body, start.status as 200, {
+          "Content-Type": "application/json",
+          "Idempotent-Replayed": "true",
+        });
+      }
+    }
+
+    try {
+      if (request.callback_url !== undefined) {
+        const check = await config.validateCallbackUrl(request.callback_url);
+        if (!check.ok) {
+          throw new ApiError("INVALID_CALLBACK_URL", check.reason, {
+            issues: [{ path: "callback_url", message: check.reason }],
+          });
+        }
+      }
+      const created = await createTask(
+        store,
+        config,
+        accountId,
+        request,
+        clock.now(),
+        idempotencyKey === undefined ? undefined : { key: idempotencyKey },
+      );
+      return c.json(created, 200);
+    } catch (error) {
+      // Only a created task is remembered: after any refusal the key is free again.
+      if (idempotencyKey !== undefined) await releaseIdempotent(store, accountId, idempotencyKey);
+      throw error;
+    }
+  };
+}
+
+function describeIssues(issues: readonly { path: string; message: string }[]): string {
+  const first = issues[0];
+  if (!first) return "The request is invalid.";
+  return issues.length === 1 ? first.message : `${first.message} (and ${issues.length - 1} more issues)`;
+}

@@ -1,0 +1,355 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  IdempotencyRecord,
+  LedgerEntry,
+  Store,
+  StoreTransaction,
+  TaskRecord,
+  WebhookAttemptRecord,
+  WebhookEventRecord,
+  WebhookSecretRecord,
+} from "../ports.js";
+
+interface MemoryTables {
+  accounts: Map<string, AccountRecord>;
+  ledger: LedgerEntry[];
+  apiKeys: Map<string, ApiKeyRecord>;
+  webhookSecrets: Map<string, WebhookSecretRecord>;
+  tasks: Map<string, TaskRecord>;
+  idempotency: Map<string, IdempotencyRecord>;
+  webhookEvents: Map<string, WebhookEventRecord>;
+  webhookAttempts: WebhookAttemptRecord[];
+}
+
+/**
+ * Copies a record on its way in or out, so callers never hold a reference into
+ * the tables (a mutation outside a transaction would escape rollback). The
+ * request, images included, is never mutated and is shared, not copied.
+ */
+function copy<T extends object>(record: T): T {
+  const result = { ...record };
+  if ("scenario" in result) (result as { scenario: object }).scenario = { ...(result.scenario as object) };
+  return result;
+}
+
+const byCreation = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
+  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The in-memory `Store` of tests and the msw mock. Transactions run one at a
+ * time and keep an undo log: a transaction that throws leaves no trace, as on
+ * SQLite or PostgreSQL.
+ */
+export class MemoryStore implements Store {
+  readonly #tables: MemoryTables = {
+    accounts: new Map(),
+    ledger: [],
+    apiKeys: new Map(),
+    webhookSecrets: new Map(),
+    tasks: new Map(),
+    idempotency: new Map(),
+    webhookEvents: new Map(),
+    webhookAttempts: [],
+  };
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  /** Runs `work` alone; on a throw every change it made is undone and the error rethrown. */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error("the store is closed"));
+    const run = async () => {
+      const undo: (() => void)[] = [];
+      let open = true;
+      const tx = memoryTransaction(this.#tables, undo, () => open);
+      try {
+        return await work(tx);
+      } catch (error) {
+        for (const step of undo.reverse()) step();
+        throw error;
+      } finally {
+        open = false;
+      }
+    };
+    const result = this.#queue.then(run, run);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#queue;
+  }
+}
+
+function memoryTransaction(
+  tables: MemoryTables,
+  undo: (() => void)[],
+  isOpen: () => boolean,
+): StoreTransaction {
+  function guard() {
+    if (!isOpen()) throw new Error("transaction already ended: a store call escaped its transaction");
+  }
+  function put<V extends object>(map: Map<string, V>, key: string, value: V) {
+    const previous = map.get(key);
+    undo.push(() => (previous === undefined ? map.delete(key) : map.set(key, previous)));
+    map.set(key, copy(value));
+  }
+  function remove<V>(map: Map<string, V>, key: string) {
+    const previous = map.get(key);
+    if (previous === undefined) return;
+    undo.push(() => map.set(key, previous));
+    map.delete(key);
+  }
+  function push<V>(list: V[], value: V) {
+    list.push(value);
+    undo.push(() => list.pop());
+  }
+  const idempotencyKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
+
+  return {
+    async getAccount(id) {
+      guard();
+      const account = tables.accounts.get(id);
+      return account && copy(account);
+    },
+    async getAccountByName(name) {
+      guard();
+      const account = [...tables.accounts.values()].find((candidate) => candidate.name === name);
+      return account && copy(account);
+    },
+    async listAccounts() {
+      guard();
+      return [...tables.accounts.values()].sort(byCreation).map(copy);
+    },
+    async insertAccount(account) {
+      guard();
+      if (tables.accounts.has(account.id)) throw new Error(`account ${account.id} exists`);
+      if ([...tables.accounts.values()].some((other) => other.name === account.name))
+        throw new Error(`an account named ${account.name} exists`);
+      put(tables.accounts, account.id, account);
+    },
+    async appendLedger(entry) {
+      guard();
+      const account = tables.accounts.get(entry.accountId);
+      if (!account) throw new Error(`no account ${entry.accountId}`);
+      if (account.credits + entry.delta < 0) return false;
+      put(tables.accounts, account.id, { ...account, credits: account.credits + entry.delta });
+      push(tables.ledger, { ...entry });
+      return true;
+    },
+    async listLedger(accountId) {
+      guard();
+      return tables.ledger.filter((entry) => entry.accountId === accountId).map(copy);
+    },
+
+    async getApiKey(id) {
+      guard();
+      const key = tables.apiKeys.get(id);
+      return key && copy(key);
+    },
+    async getApiKeyByHash(hash) {
+      guard();
+      const key = [...tables.apiKeys.values()].find((candidate) => candidate.hash === hash);
+      return key && copy(key);
+    },
+    async listApiKeys(accountId) {
+      guard();
+      return [...tables.apiKeys.values()]
+        .filter((key) => key.accountId === accountId)
+        .sort(byCreation)
+        .map(copy);
+    },
+    async insertApiKey(key) {
+      guard();
+      if ([...tables.apiKeys.values()].some((other) => other.hash === key.hash))
+        throw new Error("an API key with this hash exists");
+      put(tables.apiKeys, key.id, key);
+    },
+    async updateApiKey(id, patch) {
+      guard();
+      const key = tables.apiKeys.get(id);
+      if (key) put(tables.apiKeys, id, { ...key, ...patch });
+    },
+
+    async listWebhookSecrets(accountId) {
+      guard();
+      return [...tables.webhookSecrets.values()]
+        .filter((secret) => secret.accountId === accountId)
+        .sort(byCreation)
+        .map(copy);
+    },
+    async insertWebhookSecret(secret) {
+      guard();
+      put(tables.webhookSecrets, secret.id, secret);
+    },
+    async updateWebhookSecret(id, patch) {
+      guard();
+      const secret = tables.webhookSecrets.get(id);
+      if (secret) put(tables.webhookSecrets, id, { ...secret, ...patch });
+    },
+
+    async getTask(id) {
+      guard();
+      const task = tables.tasks.get(id);
+      return task && copy(task);
+    },
+    async insertTask(task) {
+      guard();
+      if (tables.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
+      put(tables.tasks, task.id, task);
+    },
+    async transitionTask(id, from, patch, leaseOwner) {
+      guard();
+      const task = tables.tasks.get(id);
+      if (!task || !from.includes(task.state)) return false;
+      if (leaseOwner !== undefined && task.leaseOwner !== leaseOwner) return false;
+      put(tables.tasks, id, { ...task, ...patch });
+      return true;
+    },
+    async claimQueuedTasks(owner, limit, now, leaseExpiresAt) {
+      guard();
+      const claimed = [...tables.tasks.values()]
+        .filter((task) => task.state === "queued")
+        .sort(byCreation)
+        .slice(0, Math.max(0, limit))
+        .map((task) => ({
+          ...task,
+          state: "processing" as const,
+          leaseOwner: owner,
+          leaseExpiresAt,
+          startedAt: now,
+          updatedAt: now,
+        }));
+      for (const task of claimed) put(tables.tasks, task.id, task);
+      return claimed.map(copy);
+    },
+    async listExpiredLeases(now, limit) {
+      guard();
+      return [...tables.tasks.values()]
+        .filter(
+          (task) => task.state === "processing" && task.leaseExpiresAt !== null && task.leaseExpiresAt <= now,
+        )
+        .sort(byCreation)
+        .slice(0, limit)
+        .map(copy);
+    },
+    async listOverdueTasks(now, limit) {
+      guard();
+      return [...tables.tasks.values()]
+        .filter((task) => (task.state === "queued" || task.state === "processing") && task.deadlineAt <= now)
+        .sort((a, b) => a.deadlineAt - b.deadlineAt || byCreation(a, b))
+        .slice(0, limit)
+        .map(copy);
+    },
+    async listDueCompletions(now, limit) {
+      guard();
+      return [...tables.tasks.values()]
+        .filter(
+          (task) =>
+            task.state === "processing" &&
+            task.finishAt !== null &&
+            task.finishAt <= now &&
+            (task.videoKey !== null || task.scenario.fail !== undefined),
+        )
+        .sort((a, b) => (a.finishAt ?? 0) - (b.finishAt ?? 0) || byCreation(a, b))
+        .slice(0, limit)
+        .map(copy);
+    },
+    async countTasks(accountId) {
+      guard();
+      return [...tables.tasks.values()].filter(
+        (task) => accountId === undefined || task.accountId === accountId,
+      ).length;
+    },
+
+    async getIdempotency(accountId, key) {
+      guard();
+      const record = tables.idempotency.get(idempotencyKey(accountId, key));
+      return record && copy(record);
+    },
+    async insertIdempotency(record) {
+      guard();
+      const existing = tables.idempotency.get(idempotencyKey(record.accountId, record.key));
+      if (existing && existing.expiresAt > record.createdAt) return false;
+      put(tables.idempotency, idempotencyKey(record.accountId, record.key), record);
+      return true;
+    },
+    async completeIdempotency(accountId, key, status, body) {
+      guard();
+      const record = tables.idempotency.get(idempotencyKey(accountId, key));
+      if (record)
+        put(tables.idempotency, idempotencyKey(accountId, key), {
+          ...record,
+          state: "done",
+          responseStatus: status,
+          responseBody: body,
+        });
+    },
+    async deleteIdempotency(accountId, key) {
+      guard();
+      remove(tables.idempotency, idempotencyKey(accountId, key));
+    },
+    async deleteExpiredIdempotency(now) {
+      guard();
+      const expired = [...tables.idempotency.entries()].filter(([, record]) => record.expiresAt <= now);
+      for (const [key] of expired) remove(tables.idempotency, key);
+      return expired.length;
+    },
+
+    async insertWebhookEvent(event) {
+      guard();
+      if (tables.webhookEvents.has(event.id)) throw new Error(`webhook event ${event.id} exists`);
+      put(tables.webhookEvents, event.id, event);
+    },
+    async getWebhookEvent(id) {
+      guard();
+      const event = tables.webhookEvents.get(id);
+      return event && copy(event);
+    },
+    async listWebhookEvents(taskId) {
+      guard();
+      return [...tables.webhookEvents.values()]
+        .filter((event) => event.taskId === taskId)
+        .sort(byCreation)
+        .map(copy);
+    },
+    async claimDueWebhookEvents(owner, limit, now, leaseExpiresAt) {
+      guard();
+      const claimed = [...tables.webhookEvents.values()]
+        .filter(
+          (event) =>
+            event.state === "pending" &&
+            event.nextAttemptAt !== null &&
+            event.nextAttemptAt <= now &&
+            (event.leaseExpiresAt === null || event.leaseExpiresAt <= now),
+        )
+        .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || byCreation(a, b))
+        .slice(0, Math.max(0, limit))
+        .map((event) => ({ ...event, leaseOwner: owner, leaseExpiresAt }));
+      for (const event of claimed) put(tables.webhookEvents, event.id, event);
+      return claimed.map(copy);
+    },
+    async updateWebhookEvent(id, patch) {
+      guard();
+      const event = tables.webhookEvents.get(id);
+      if (event) put(tables.webhookEvents, id, { ...event, ...patch });
+    },
+    async insertWebhookAttempt(attempt) {
+      guard();
+      push(tables.webhookAttempts, { ...attempt });
+    },
+    async listWebhookAttempts(eventId) {
+      guard();
+      return tables.webhookAttempts
+        .filter((attempt) => attempt.eventId === eventId)
+        .sort((a, b) => a.attempt - b.attempt)
+        .map(copy);
+    },
+  };
+}
+
+/** A fresh, empty in-memory store. */
+export function createMemoryStore(): MemoryStore {
+  return new MemoryStore();
+}

@@ -1,0 +1,72 @@
+import { type GenerationRequest, MODELS } from "@genvideo/schema";
+import type { EngineConfig } from "../config.js";
+import { chargeTask } from "../credits/ledger.js";
+import { ApiError } from "../http/api-error.js";
+import type { Store, TaskRecord } from "../ports.js";
+import { scenarioOf } from "./scenario.js";
+
+/** The create response of spec 2.2 (HTTP 200). */
+export interface CreateTaskBody {
+  success: true;
+  message: "Task created";
+  task_id: string;
+}
+
+/** Where a create request's response is remembered, when it carried an Idempotency-Key. */
+export interface IdempotencyTarget {
+  key: string;
+}
+
+/**
+ * Creates a queued task and charges its model's cost in one transaction: on
+ * 402 nothing exists, and a task never exists without its charge. When the
+ * request carried an Idempotency-Key, the response is stored in that same
+ * transaction, so a replay always names a task that exists.
+ */
+export async function createTask(
+  store: Store,
+  config: EngineConfig,
+  accountId: string,
+  request: GenerationRequest,
+  now: number,
+  idempotency?: IdempotencyTarget,
+): Promise<CreateTaskBody> {
+  const cost = MODELS[request.model_type].credits;
+  const task: TaskRecord = {
+    id: crypto.randomUUID(),
+    accountId,
+    state: "queued",
+    failureCode: null,
+    request,
+    modelType: request.model_type,
+    aspectRatio: request.aspect_ratio,
+    callbackUrl: request.callback_url ?? null,
+    scenario: scenarioOf(request.prompt, config.unsafeWords),
+    cost,
+    refundedAt: null,
+    progress: 0,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    finishAt: null,
+    deadlineAt: now + config.taskDeadlineMs,
+    completedAt: null,
+    videoKey: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  };
+  const body: CreateTaskBody = { success: true, message: "Task created", task_id: task.id };
+  return store.transaction(async (tx) => {
+    await tx.insertTask(task);
+    if (!(await chargeTask(tx, accountId, task.id, cost, now))) {
+      const account = await tx.getAccount(accountId);
+      // Throwing rolls the insert back: a refused request leaves nothing behind.
+      throw new ApiError(
+        "INSUFFICIENT_CREDITS",
+        `This task costs ${cost} credit${cost === 1 ? "" : "s"} (${request.model_type}); the account has ${account?.credits ?? 0}.`,
+      );
+    }
+    if (idempotency) await tx.completeIdempotency(accountId, idempotency.key, 200, JSON.stringify(body));
+    return body;
+  });
+}

@@ -1,0 +1,84 @@
+import type { FailureCode } from "@genvideo/schema";
+import { refundTask } from "../credits/ledger.js";
+import type { StoreTransaction, TaskRecord } from "../ports.js";
+import { completedPayload, failedPayload } from "../webhooks/payload.js";
+
+/** States a task can still leave. */
+export const ACTIVE_STATES = ["queued", "processing"] as const;
+
+/** Failure codes that give the credits back: the service's fault, not the prompt's. */
+const REFUNDED_FAILURES: ReadonlySet<FailureCode> = new Set(["TIMEOUT", "GENERATION_FAILED"]);
+
+/**
+ * The outbox: the notification is written in the same transaction as the
+ * terminal state, so a crash can neither lose it nor send one for a state
+ * that didn't commit.
+ */
+async function enqueueNotification(tx: StoreTransaction, task: TaskRecord, payload: string, now: number) {
+  if (task.callbackUrl === null) return;
+  await tx.insertWebhookEvent({
+    id: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
+    taskId: task.id,
+    accountId: task.accountId,
+    url: task.callbackUrl,
+    payload,
+    state: "pending",
+    attemptCount: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  });
+}
+
+/**
+ * Ends a task as failed, if it is still active (and, with `leaseOwner`, still
+ * ours). Exactly one terminal transition wins; only the winner refunds and
+ * notifies. Returns whether this call won.
+ */
+export async function failTask(
+  tx: StoreTransaction,
+  task: TaskRecord,
+  code: FailureCode,
+  now: number,
+  leaseOwner?: string,
+): Promise<boolean> {
+  const refund = REFUNDED_FAILURES.has(code);
+  const won = await tx.transitionTask(
+    task.id,
+    ACTIVE_STATES,
+    {
+      state: "failed",
+      failureCode: code,
+      updatedAt: now,
+      completedAt: now,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      refundedAt: refund ? now : null,
+    },
+    leaseOwner,
+  );
+  if (!won) return false;
+  if (refund) await refundTask(tx, task.accountId, task.id, task.cost, now);
+  await enqueueNotification(tx, task, failedPayload(task.id, code), now);
+  return true;
+}
+
+/** Ends a processing task as completed with its video; `videoUrl` goes into the notification. */
+export async function completeTask(
+  tx: StoreTransaction,
+  task: TaskRecord,
+  videoUrl: string,
+  now: number,
+): Promise<boolean> {
+  const won = await tx.transitionTask(task.id, ["processing"], {
+    state: "completed",
+    progress: 100,
+    updatedAt: now,
+    completedAt: now,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  });
+  if (won) await enqueueNotification(tx, task, completedPayload(task.id, videoUrl), now);
+  return won;
+}

@@ -1,0 +1,34 @@
+import type { TaskScenario } from "../ports.js";
+
+const FAIL_MARKER = /\[\[fail:(UNSAFE_CONTENT|GENERATION_FAILED)\]\]/;
+const TIMEOUT_MARKER = /\[\[timeout\]\]/;
+const DELAY_MARKER = /\[\[delay:(\d+(?:\.\d+)?)(ms|s|m|h)\]\]/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Reads the scenario a prompt asks for (DESIGN.md operating contract):
+ * `[[fail:UNSAFE_CONTENT]]`, `[[fail:GENERATION_FAILED]]`, `[[timeout]]`,
+ * `[[delay:90s]]` (ms, s, m or h), and words of the unsafe list, matched as
+ * whole words regardless of case. Markers combine (`[[fail:...]] [[delay:5s]]`
+ * fails after 5 s); unknown markers are plain text.
+ */
+export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []): TaskScenario {
+  const scenario: TaskScenario = {};
+  const fail = FAIL_MARKER.exec(prompt);
+  if (fail) scenario.fail = fail[1] as TaskScenario["fail"];
+  else if (unsafeWords.some((word) => containsWord(prompt, word))) scenario.fail = "UNSAFE_CONTENT";
+  if (TIMEOUT_MARKER.test(prompt)) scenario.timeout = true;
+  const delay = DELAY_MARKER.exec(prompt);
+  if (delay) scenario.delayMs = Math.round(Number(delay[1]) * UNIT_MS[delay[2]!]!);
+  return scenario;
+}
+
+function containsWord(text: string, word: string): boolean {
+  const trimmed = word.trim();
+  if (trimmed === "") return false;
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(trimmed)}(?![\\p{L}\\p{N}])`, "iu").test(text);
+}

@@ -1,0 +1,238 @@
+import type { Clock } from "../clock.js";
+import type { EngineConfig } from "../config.js";
+import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
+import { completeTask, failTask } from "./lifecycle.js";
+
+/** What one pass of the task worker did. */
+export interface TaskWorkReport {
+  claimed: number;
+  rendersStarted: number;
+  released: number;
+  completed: number;
+  failed: number;
+  timedOut: number;
+}
+
+export interface TaskWorkerDependencies {
+  store: Store;
+  clock: Clock;
+  renderer: Renderer;
+  videoStorage: VideoStorage;
+  config: EngineConfig;
+  /** This engine's lease owner name. */
+  workerId: string;
+}
+
+interface RunningRender {
+  controller: AbortController;
+  promise: Promise<void>;
+}
+
+/** Rows handled per query; a pass repeats a query while it comes back full. */
+const BATCH = 100;
+const MAX_BATCHES = 20;
+
+/**
+ * Moves tasks through queued → processing → completed | failed when asked,
+ * at the clock's time. Renders run in the background (tracked, abortable);
+ * every state change is a compare-and-set, so several engines on one store
+ * and a render racing its deadline end each task exactly once.
+ */
+export class TaskWorker {
+  readonly #deps: TaskWorkerDependencies;
+  readonly #renders = new Map<string, RunningRender>();
+  /** Tasks this engine has claimed and keeps leased until they end or are released. */
+  readonly #held = new Set<string>();
+  #draining = false;
+
+  constructor(deps: TaskWorkerDependencies) {
+    this.#deps = deps;
+  }
+
+  /** Renders in flight in this engine. */
+  get activeRenders(): number {
+    return this.#renders.size;
+  }
+
+  /**
+   * First half of a tick: renew our leases, return crashed workers' tasks to
+   * the queue, claim queued tasks while render slots are free and start them.
+   */
+  async startDue(now: number): Promise<Pick<TaskWorkReport, "claimed" | "rendersStarted" | "released">> {
+    const report = { claimed: 0, rendersStarted: 0, released: 0 };
+    await this.#renewLeases(now);
+    report.released = await this.#releaseExpiredLeases(now);
+    if (this.#draining) return report;
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const slots = this.#deps.config.workerConcurrency - this.#renders.size;
+      if (slots <= 0) break;
+      const claimed = await this.#claim(now, slots);
+      report.claimed += claimed.length;
+      for (const task of claimed) {
+        this.#held.add(task.id);
+        if (needsRender(task)) {
+          this.#startRender(task);
+          report.rendersStarted++;
+        }
+      }
+      // Tasks that need no render ([[timeout]], scenario failures, a video kept
+      // from an earlier claim) took no slot: claim again to fill the slots.
+      if (claimed.length < slots || claimed.every(needsRender)) break;
+    }
+    return report;
+  }
+
+  /**
+   * Second half of a tick: end tasks whose time has come. Completions and
+   * scenario failures due by their deadline go first, so a task that was due
+   * before its deadline is not timed out by a late tick.
+   */
+  async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
+    const report = { completed: 0, failed: 0, timedOut: 0 };
+    const { store, videoStorage } = this.#deps;
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const due = await store.transaction((tx) => tx.listDueCompletions(now, BATCH));
+      let ended = 0;
+      for (const task of due) {
+        if (task.finishAt === null || task.finishAt > task.deadlineAt) continue;
+        const fail = task.scenario.fail;
+        if (fail) {
+          if (await store.transaction((tx) => failTask(tx, task, fail, now))) report.failed++;
+        } else if (task.videoKey !== null) {
+          const videoUrl = await videoStorage.signedUrl(task.videoKey, task.id, now);
+          if (await store.transaction((tx) => completeTask(tx, task, videoUrl, now))) report.completed++;
+        }
+        this.#forget(task.id);
+        ended++;
+      }
+      if (due.length < BATCH || ended === 0) break;
+    }
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH));
+      for (const task of overdue) {
+        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", now))) report.timedOut++;
+        this.#forget(task.id, "deadline reached");
+      }
+      if (overdue.length < BATCH) break;
+    }
+    return report;
+  }
+
+  /** Resolves once no render started by this engine is in flight. */
+  async idle(): Promise<void> {
+    while (this.#renders.size > 0)
+      await Promise.all([...this.#renders.values()].map((render) => render.promise));
+  }
+
+  /** Graceful stop: claim nothing more, abort renders, hand our tasks back to the queue. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    for (const render of this.#renders.values()) render.controller.abort(new Error("engine draining"));
+    await this.idle();
+    const { store, workerId } = this.#deps;
+    const held = [...this.#held];
+    this.#held.clear();
+    await store.transaction(async (tx) => {
+      for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);
+    });
+  }
+
+  async #claim(now: number, limit: number): Promise<TaskRecord[]> {
+    const { store, workerId, config } = this.#deps;
+    return store.transaction(async (tx) => {
+      const claimed = await tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs);
+      for (const task of claimed) {
+        // Generation time runs from creation, like the deadline: a late claim
+        // (busy workers, a jump of the mock's clock) doesn't stretch it.
+        task.finishAt = task.scenario.timeout
+          ? null
+          : task.createdAt + (task.scenario.delayMs ?? config.generationMs);
+        await tx.transitionTask(task.id, ["processing"], { finishAt: task.finishAt }, workerId);
+      }
+      return claimed;
+    });
+  }
+
+  async #renewLeases(now: number) {
+    if (this.#held.size === 0) return;
+    const { store, workerId, config } = this.#deps;
+    const lost = await store.transaction(async (tx) => {
+      const lostIds: string[] = [];
+      for (const id of this.#held) {
+        const renewed = await tx.transitionTask(
+          id,
+          ["processing"],
+          { leaseExpiresAt: now + config.leaseMs },
+          workerId,
+        );
+        if (!renewed) lostIds.push(id);
+      }
+      return lostIds;
+    });
+    for (const id of lost) this.#forget(id, "lease lost");
+  }
+
+  async #releaseExpiredLeases(now: number): Promise<number> {
+    const { store } = this.#deps;
+    return store.transaction(async (tx) => {
+      let released = 0;
+      for (const task of await tx.listExpiredLeases(now, BATCH)) {
+        if (task.leaseOwner === null || this.#held.has(task.id)) continue;
+        if (await tx.transitionTask(task.id, ["processing"], releasedPatch(), task.leaseOwner)) released++;
+      }
+      return released;
+    });
+  }
+
+  #startRender(task: TaskRecord) {
+    const { store, clock, renderer, workerId } = this.#deps;
+    const controller = new AbortController();
+    const job = { taskId: task.id, request: task.request, aspectRatio: task.aspectRatio };
+    const promise = (async () => {
+      try {
+        const { videoKey } = await renderer.render(job, controller.signal);
+        if (controller.signal.aborted) return;
+        await store.transaction((tx) =>
+          tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: clock.now() }, workerId),
+        );
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        this.#deps.config.logger.error?.("render failed", { taskId: task.id, error: String(error) });
+        await store
+          .transaction((tx) => failTask(tx, task, "GENERATION_FAILED", clock.now(), workerId))
+          .catch((storeError: unknown) =>
+            this.#deps.config.logger.error?.("could not record a failed render", {
+              taskId: task.id,
+              error: String(storeError),
+            }),
+          );
+        this.#held.delete(task.id);
+      } finally {
+        this.#renders.delete(task.id);
+      }
+    })();
+    this.#renders.set(task.id, { controller, promise });
+  }
+
+  /** Stops tracking a task that ended or is no longer ours, aborting its render. */
+  #forget(id: string, reason?: string) {
+    this.#held.delete(id);
+    const render = this.#renders.get(id);
+    if (render && reason) render.controller.abort(new Error(reason));
+  }
+}
+
+function needsRender(task: TaskRecord): boolean {
+  return task.videoKey === null && !task.scenario.fail && !task.scenario.timeout;
+}
+
+/** Back to the queue; a rendered video is kept so the next claim needn't render again. */
+function releasedPatch() {
+  return {
+    state: "queued" as const,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    startedAt: null,
+    finishAt: null,
+  };
+}

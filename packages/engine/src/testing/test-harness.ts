@@ -1,0 +1,141 @@
+/**
+ * Test doubles for the ports and a harness around one engine, for this
+ * package's tests only (excluded from the build).
+ */
+import { type ManualClock, manualClock } from "../clock.js";
+import type { EngineConfigInput } from "../config.js";
+import { createEngine, type Engine } from "../engine.js";
+import type {
+  Renderer,
+  RenderJob,
+  VideoStorage,
+  WebhookAttemptOutcome,
+  WebhookDelivery,
+  WebhookSender,
+} from "../ports.js";
+import { createMemoryStore, type MemoryStore } from "../store/memory-store.js";
+
+/** A renderer that succeeds at once, unless told to fail or hang; records its jobs and aborts. */
+export class FakeRenderer implements Renderer {
+  jobs: RenderJob[] = [];
+  aborted: string[] = [];
+  mode: "succeed" | "fail" | "hang" = "succeed";
+
+  render(job: RenderJob, signal: AbortSignal): Promise<{ videoKey: string }> {
+    this.jobs.push(job);
+    if (this.mode === "fail") return Promise.reject(new Error("encoder crashed"));
+    if (this.mode === "succeed") return Promise.resolve({ videoKey: `videos/${job.taskId}.mp4` });
+    return new Promise((_, reject) => {
+      signal.addEventListener("abort", () => {
+        this.aborted.push(job.taskId);
+        reject(signal.reason);
+      });
+    });
+  }
+}
+
+/** Signs nothing: a URL shaped like the server's, predictable for assertions. */
+export const fakeVideoStorage: VideoStorage = {
+  async signedUrl(_videoKey, taskId, now) {
+    return `https://videos.test/videos/${taskId}.mp4?expires=${Math.floor(now / 1000) + 604_800}&signature=test`;
+  },
+};
+
+/** Records every delivery and answers with the next queued status (default 200). */
+export class FakeSender implements WebhookSender {
+  deliveries: WebhookDelivery[] = [];
+  statuses: number[] = [];
+  defaultStatus = 200;
+
+  async send(delivery: WebhookDelivery): Promise<WebhookAttemptOutcome> {
+    this.deliveries.push(delivery);
+    const statusCode = this.statuses.shift() ?? this.defaultStatus;
+    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: 5 };
+    return { ok: false, statusCode, error: `HTTP ${statusCode}`, durationMs: 5 };
+  }
+}
+
+export interface Harness {
+  engine: Engine;
+  store: MemoryStore;
+  clock: ManualClock;
+  wallClock: ManualClock;
+  renderer: FakeRenderer;
+  sender: FakeSender;
+  apiKey: string;
+  accountId: string;
+  webhookSecret: string;
+  /** Calls the app like a client would; `key: null` sends no Authorization header. */
+  call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  /** Creates a task with `body` and returns its id (asserting a 200). */
+  create(body: Record<string, unknown>, key?: string): Promise<string>;
+  status(taskId: string, key?: string): Promise<Record<string, unknown>>;
+  /** Moves service time and lets the engine do everything due. */
+  advance(milliseconds: number): Promise<void>;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+export const START = Date.UTC(2026, 0, 1);
+
+export async function createHarness(config: EngineConfigInput = {}): Promise<Harness> {
+  const clock = manualClock(START);
+  const wallClock = manualClock(Date.now());
+  const store = createMemoryStore();
+  const renderer = new FakeRenderer();
+  const sender = new FakeSender();
+  const engine = createEngine({
+    store,
+    clock,
+    wallClock,
+    renderer,
+    videoStorage: fakeVideoStorage,
+    sender,
+    config: { rateLimits: { enabled: false }, ...config },
+  });
+  const bootstrap = await engine.admin.bootstrap();
+  const apiKey = bootstrap.apiKey!;
+  const call: Harness["call"] = (method, path, options = {}) => {
+    const headers = new Headers(options.headers);
+    const key = options.key === undefined ? apiKey : options.key;
+    if (key !== null && !headers.has("authorization")) headers.set("authorization", `Bearer ${key}`);
+    let body = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    return engine.app.fetch(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
+  return {
+    engine,
+    store,
+    clock,
+    wallClock,
+    renderer,
+    sender,
+    apiKey,
+    accountId: bootstrap.account.id,
+    webhookSecret: bootstrap.webhookSecret!,
+    call,
+    async create(body, key) {
+      const response = await call("POST", "/api/gen/generate", { body, ...(key ? { key } : {}) });
+      const json = (await response.json()) as { task_id: string };
+      if (response.status !== 200)
+        throw new Error(`create failed: ${response.status} ${JSON.stringify(json)}`);
+      return json.task_id;
+    },
+    async status(taskId, key) {
+      const response = await call("GET", `/api/gen/status/${taskId}`, key ? { key } : {});
+      return (await response.json()) as Record<string, unknown>;
+    },
+    async advance(milliseconds) {
+      clock.advance(milliseconds);
+      await engine.runUntilIdle();
+    },
+  };
+}
