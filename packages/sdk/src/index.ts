@@ -1,1 +1,47 @@
-export * from "./errors.js";
+export type { FailureCode, GenerationRequest } from "@genvideo/schema";
+export {
+  type CreateTaskOptions,
+  type GenerateOptions,
+  GenVideo,
+  type GenVideoOptions,
+  type RequestOptions,
+} from "./client.js";
+export { GenVideoError, type GenVideoErrorOptions } from "./errors.js";
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  HttpError,
+  type HttpErrorDetails,
+  InsufficientCreditsError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+} from "./http-errors.js";
+export { ConnectionError, RequestTimeoutError, ResponseValidationError } from "./request-errors.js";
+export type {
+  CompletedTaskStatus,
+  CreateTaskResponse,
+  ErrorBody,
+  FailedTaskStatus,
+  ProcessingTaskStatus,
+  QueuedTaskStatus,
+  TaskStatusResponse,
+  WebhookPayload,
+} from "./responses.js";
+export { TaskFailedError, WaitTimeoutError } from "./task-errors.js";
+export type { WaitOptions } from "./wait-for-task.js";
+export {
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from "./webhook-verification-error.js";
+export {
+  type SignedWebhookHeaders,
+  type SignWebhookOptions,
+  signWebhook,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookBody,
+  type WebhookHeaders,
+  type WebhookSecret,
+} from "./webhooks.js";

@@ -1,0 +1,38 @@
+// Size budget of the published bundle: everything `@genvideo/sdk` exports, with every dependency
+// (ky, the parts of @genvideo/schema in use), minified and gzipped, as an application bundler ships it.
+// Run after `pnpm build`; `pnpm lint` fails when the bundle is over budget.
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const budget = 16 * 1024;
+const entry = new URL("../dist/index.js", import.meta.url).pathname;
+
+const result = await build({
+  stdin: { contents: `export * from ${JSON.stringify(entry)};`, resolveDir: process.cwd(), loader: "js" },
+  bundle: true,
+  minify: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2023",
+  write: false,
+  metafile: true,
+  logLevel: "error",
+});
+const code = result.outputFiles[0].contents;
+const gzipped = gzipSync(code, { level: 9 }).length;
+const kilobytes = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
+
+if (process.argv.includes("--verbose")) {
+  const inputs = Object.entries(Object.values(result.metafile.outputs)[0].inputs).sort(
+    (a, b) => b[1].bytesInOutput - a[1].bytesInOutput,
+  );
+  for (const [file, { bytesInOutput }] of inputs)
+    console.log(`${String(bytesInOutput).padStart(7)}  ${file}`);
+}
+console.log(
+  `@genvideo/sdk: ${kilobytes(code.length)} minified, ${kilobytes(gzipped)} min+gzip (budget ${kilobytes(budget)})`,
+);
+if (gzipped > budget) {
+  console.error(`@genvideo/sdk is over its size budget by ${kilobytes(gzipped - budget)}`);
+  process.exit(1);
+}

@@ -1,0 +1,221 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { GenVideo } from "./client.js";
+import { ConnectionError, RateLimitError, RequestTimeoutError, ServerError } from "./index.js";
+import {
+  completed,
+  created,
+  errorBody,
+  hang,
+  json,
+  networkFailure,
+  type Reply,
+  scriptedFetch,
+  taskId,
+} from "./test-fetch.js";
+
+function clientWith(replies: Reply[], options: { maxRetries?: number; timeout?: number } = {}) {
+  const double = scriptedFetch(...replies);
+  const client = new GenVideo({
+    apiKey: "gen_sk_test",
+    baseUrl: "http://api.test",
+    fetch: double.fetch,
+    ...options,
+  });
+  return { client, sent: double.sent };
+}
+
+// Retry-After: 0 keeps these tests fast without changing which rule decides.
+const now = { "retry-after": "0" };
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("retries of reads", () => {
+  it.each([408, 409, 429, 500, 502, 503, 504, 599])("retries a GET answered %i", async (status) => {
+    const { client, sent } = clientWith([errorBody(status, "X", "busy", now), json(completed)]);
+    await expect(client.getStatus(taskId)).resolves.toEqual(completed);
+    expect(sent).toHaveLength(2);
+  });
+
+  it.each([400, 401, 402, 403, 404, 413, 415, 422])("does not retry a GET answered %i", async (status) => {
+    const { client, sent } = clientWith([errorBody(status, "X", "no", now), json(completed)]);
+    await expect(client.getStatus(taskId)).rejects.toThrow();
+    expect(sent).toHaveLength(1);
+  });
+
+  it("retries a GET after a connection error of any kind", async () => {
+    const { client, sent } = clientWith([
+      networkFailure("ECONNRESET"),
+      new TypeError("terminated"),
+      json(completed),
+    ]);
+    await expect(client.getStatus(taskId)).resolves.toEqual(completed);
+    expect(sent).toHaveLength(3);
+  });
+
+  it("stops after maxRetries and reports the last failure", async () => {
+    const { client, sent } = clientWith([errorBody(503, "INTERNAL_ERROR", "down", now)], { maxRetries: 3 });
+    await expect(client.getStatus(taskId)).rejects.toSatisfy(ServerError.isInstance);
+    expect(sent).toHaveLength(4);
+  });
+
+  it("makes exactly one attempt when maxRetries is 0", async () => {
+    const { client, sent } = clientWith([networkFailure("ECONNREFUSED")], { maxRetries: 0 });
+    await expect(client.getStatus(taskId)).rejects.toSatisfy(ConnectionError.isInstance);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("retries of creates", () => {
+  it("sends one Idempotency-Key per call and the same one on every retry", async () => {
+    const { client, sent } = clientWith(
+      [
+        errorBody(500, "INTERNAL_ERROR", "x", now),
+        networkFailure("ECONNRESET"),
+        errorBody(409, "IDEMPOTENCY_IN_PROGRESS", "x", now),
+        json(created),
+      ],
+      { maxRetries: 3 },
+    );
+    await expect(client.createTask({ prompt: "a fox" })).resolves.toEqual(created);
+    const keys = sent.map((request) => request.headers.get("idempotency-key"));
+    expect(keys).toHaveLength(4);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent.every((request) => request.body === JSON.stringify({ prompt: "a fox" }))).toBe(true);
+
+    await client.createTask({ prompt: "a fox" });
+    expect(sent[4]!.headers.get("idempotency-key")).not.toBe(keys[0]);
+  });
+
+  it("uses the caller's idempotency key", async () => {
+    const { client, sent } = clientWith([errorBody(429, "RATE_LIMITED", "slow", now), json(created)]);
+    await client.createTask({ prompt: "a fox" }, { idempotencyKey: "order-42" });
+    expect(sent.map((request) => request.headers.get("idempotency-key"))).toEqual(["order-42", "order-42"]);
+  });
+
+  it.each([
+    ["a 500", errorBody(500, "INTERNAL_ERROR", "x", now)],
+    ["a 429", errorBody(429, "RATE_LIMITED", "x", now)],
+    ["a 408", errorBody(408, "X", "x", now)],
+    ["a reset connection", networkFailure("ECONNRESET")],
+    ["a closed socket", networkFailure("UND_ERR_SOCKET")],
+    ["a terminated response", new TypeError("terminated")],
+  ])("never retries a POST without a key after %s (the request may have arrived)", async (_, reply) => {
+    const { client, sent } = clientWith([reply, json(created)]);
+    await expect(client.createTask({ prompt: "a fox" }, { idempotencyKey: false })).rejects.toThrow();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers.has("idempotency-key")).toBe(false);
+  });
+
+  it.each(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"])(
+    "retries a POST without a key when %s proves it never left",
+    async (code) => {
+      const { client, sent } = clientWith([networkFailure(code), json(created)]);
+      await expect(client.createTask({ prompt: "a fox" }, { idempotencyKey: false })).resolves.toEqual(
+        created,
+      );
+      expect(sent).toHaveLength(2);
+    },
+  );
+});
+
+describe("backoff and Retry-After", () => {
+  it.each([
+    [0, 250, 500],
+    [0.999, 500, 1000],
+  ])(
+    "backs off exponentially with jitter in the upper half (random %f: %i ms, then %i ms)",
+    async (random, first, second) => {
+      vi.useFakeTimers();
+      vi.spyOn(Math, "random").mockReturnValue(random);
+      const { client, sent } = clientWith([errorBody(503, "X"), errorBody(503, "X"), json(completed)]);
+      const pending = client.getStatus(taskId);
+      await vi.advanceTimersByTimeAsync(first - 5);
+      expect(sent).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(sent).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(second - 10);
+      expect(sent).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(sent).toHaveLength(3);
+      await expect(pending).resolves.toEqual(completed);
+    },
+  );
+
+  it("waits as long as Retry-After says, on 429 and on 5xx", async () => {
+    vi.useFakeTimers();
+    const { client, sent } = clientWith([
+      errorBody(429, "RATE_LIMITED", "slow", { "retry-after": "3" }),
+      errorBody(503, "X", "busy", { "retry-after": "2" }),
+      json(completed),
+    ]);
+    const pending = client.getStatus(taskId);
+    await vi.advanceTimersByTimeAsync(2990);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(pending).resolves.toEqual(completed);
+  });
+
+  it("caps Retry-After at 60 s", async () => {
+    vi.useFakeTimers();
+    const { client, sent } = clientWith(
+      [errorBody(503, "X", "busy", { "retry-after": "3600" }), json(completed)],
+      { timeout: 600_000 },
+    );
+    const pending = client.getStatus(taskId);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_100);
+    await expect(pending).resolves.toEqual(completed);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("reports a 429 at once when its Retry-After would outlast the call's timeout", async () => {
+    const { client, sent } = clientWith(
+      [errorBody(429, "RATE_LIMITED", "slow", { "retry-after": "30" }), json(completed)],
+      { timeout: 5_000 },
+    );
+    const error = await client.getStatus(taskId).catch((caught: unknown) => caught);
+    expect(RateLimitError.isInstance(error) && error.retryAfter).toBe(30_000);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("timeouts and aborts", () => {
+  it("ends a call that gets no answer within its timeout", async () => {
+    const { client, sent } = clientWith([hang]);
+    const started = Date.now();
+    const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
+    expect(RequestTimeoutError.isInstance(error) && error.timeout).toBe(150);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("rejects with the caller's reason when aborted during a request, without retrying", async () => {
+    const { client, sent } = clientWith([hang, json(completed)]);
+    const controller = new AbortController();
+    const pending = client.createTask({ prompt: "a fox" }, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("user left")), 20);
+    await expect(pending).rejects.toThrow("user left");
+    expect(sent).toHaveLength(1);
+  });
+
+  it("rejects with the caller's reason when aborted during the pause between retries", async () => {
+    const { client, sent } = clientWith(
+      [errorBody(503, "X", "busy", { "retry-after": "30" }), json(completed)],
+      {
+        timeout: 120_000,
+      },
+    );
+    const started = Date.now();
+    const pending = client.getStatus(taskId, { signal: AbortSignal.timeout(50) });
+    await expect(pending).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(sent).toHaveLength(1);
+  });
+});

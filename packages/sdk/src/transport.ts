@@ -1,0 +1,182 @@
+import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  HttpError,
+  type HttpErrorDetails,
+  InsufficientCreditsError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+} from "./http-errors.js";
+import { ConnectionError, RequestTimeoutError, ResponseValidationError } from "./request-errors.js";
+import { readErrorBody } from "./responses.js";
+
+/** Statuses worth another attempt: the service may answer differently a moment later. */
+const retryStatusCodes: number[] = [408, 409, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
+/** A `Retry-After` longer than this is shortened to it, so one call never sleeps for long. */
+export const maxRetryAfter = 60_000;
+/** ky rejects timers beyond this (the largest 32-bit signed delay). */
+const maxTimeout = 2_147_483_647;
+
+/**
+ * Error codes that prove a connection never opened, so no byte of the request reached the service.
+ * Node (undici) and Bun report them; a runtime that does not is treated as "maybe sent".
+ */
+const neverSentCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ConnectionRefused",
+]);
+
+/** Whether the error's cause chain proves the request never left this process. */
+export function isProvablyUnsent(error: unknown): boolean {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 6 && typeof cause === "object" && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && neverSentCodes.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** `Retry-After` in milliseconds (delay seconds or an HTTP date), `undefined` when absent or unreadable. */
+export function readRetryAfter(headers: Headers): number | undefined {
+  const value = headers.get("retry-after")?.trim();
+  if (!value) return undefined;
+  const milliseconds = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(milliseconds) ? undefined : Math.max(0, milliseconds);
+}
+
+/** How the client reaches the service; fixed when the client is constructed. */
+export interface TransportSettings {
+  baseUrl: string;
+  apiKey: string;
+  timeout: number;
+  maxRetries: number;
+  fetch: typeof globalThis.fetch | undefined;
+  headers: HeadersInit | undefined;
+}
+
+/** One call to the service. */
+export interface Call {
+  method: "GET" | "POST";
+  path: string;
+  json?: unknown;
+  /** Sent as `Idempotency-Key`; a POST without one is only retried when it provably never left. */
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+  timeout?: number | undefined;
+}
+
+/** A 2xx answer: the parsed JSON body and what is needed to report on it. */
+export interface CallResult {
+  data: unknown;
+  headers: Headers;
+  requestId: string | undefined;
+}
+
+/** Sends calls through ky with the retry policy of the SDK and maps every failure to an SDK error. */
+export type Transport = (call: Call) => Promise<CallResult>;
+
+/** The request id a response carries, in its headers or (for 5xx) its body. */
+export function readRequestId(headers: Headers, body?: unknown): string | undefined {
+  return headers.get("x-request-id") ?? readErrorBody(body).request_id;
+}
+
+/**
+ * Builds a transport. Retries use capped exponential backoff with jitter (0.5 s doubling to 8 s,
+ * each wait drawn from its upper half) and honour `Retry-After` on every retried status, capped.
+ */
+export function createTransport(settings: TransportSettings): Transport {
+  const headers = new Headers(settings.headers);
+  headers.set("authorization", `Bearer ${settings.apiKey}`);
+  const http = ky.create({
+    baseUrl: settings.baseUrl,
+    headers,
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    retry: {
+      limit: settings.maxRetries,
+      // POST is listed so keyed creates retry; `shouldRetry` below vetoes the unkeyed ones.
+      methods: ["get", "post"],
+      statusCodes: retryStatusCodes,
+      afterStatusCodes: retryStatusCodes,
+      maxRetryAfter,
+      backoffLimit: 8000,
+      delay: (attempt) => 500 * 2 ** (attempt - 1),
+      jitter: (delay) => delay * (0.5 + Math.random() / 2),
+    },
+  });
+
+  return async ({ method, path, json, idempotencyKey, signal, timeout = settings.timeout }) => {
+    const budget = Math.min(timeout, maxTimeout);
+    const deadline = Date.now() + budget;
+    const pending = http(path, {
+      method,
+      json,
+      signal,
+      // One budget for the whole call: an attempt may use all of it, retries only what is left.
+      timeout: budget,
+      totalTimeout: budget,
+      ...(idempotencyKey ? { headers: { "idempotency-key": idempotencyKey } } : {}),
+      retry: {
+        shouldRetry: ({ error }) => {
+          if (method === "POST" && !idempotencyKey) {
+            return isNetworkError(error) && isProvablyUnsent(error) ? undefined : false;
+          }
+          // Waiting past the deadline only to time out hides the service's answer; report it now.
+          const wait = isHTTPError(error) ? readRetryAfter(error.response.headers) : undefined;
+          return wait !== undefined && Math.min(wait, maxRetryAfter) >= deadline - Date.now()
+            ? false
+            : undefined;
+        },
+      },
+    });
+    try {
+      const data: unknown = await pending.json();
+      const response = await pending;
+      return { data, headers: response.headers, requestId: readRequestId(response.headers) };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof SyntaxError) {
+        const response = await pending;
+        const requestId = readRequestId(response.headers);
+        throw new ResponseValidationError("the body is not JSON", undefined, { cause: error, requestId });
+      }
+      throw toGenVideoError(error, budget);
+    }
+  };
+}
+
+/** Maps ky's errors to the SDK's; anything else (a bug, a caller's fetch throwing) passes through. */
+export function toGenVideoError(error: unknown, timeout: number): unknown {
+  if (isHTTPError(error)) return httpErrorFrom(error.response.status, error.response.headers, error.data);
+  if (isTimeoutError(error)) return new RequestTimeoutError(timeout, { cause: error });
+  if (isNetworkError(error)) {
+    const reason = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return new ConnectionError(`Could not reach ${new URL(error.request.url).origin}${reason}`, {
+      cause: error.cause ?? error,
+    });
+  }
+  return error;
+}
+
+/** Picks the error class by the service's code first, then by HTTP status. */
+export function httpErrorFrom(status: number, headers: Headers, data: unknown): HttpError {
+  const body = readErrorBody(data);
+  const details: HttpErrorDetails = { status, headers, body, requestId: readRequestId(headers, data) };
+  if (status === 401) return new AuthenticationError(details);
+  if (status === 402) return new InsufficientCreditsError(details);
+  if (status === 404) return new NotFoundError(details);
+  if (status === 409 || body.code === "IDEMPOTENCY_KEY_REUSED") return new ConflictError(details);
+  if (status === 429) return new RateLimitError({ ...details, retryAfter: readRetryAfter(headers) });
+  if (status >= 500) return new ServerError(details);
+  if (status === 400 || status === 413 || status === 415 || status === 422)
+    return new BadRequestError(details);
+  return new HttpError(details);
+}
