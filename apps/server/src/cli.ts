@@ -1,13 +1,9 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from "./config.js";
+import { runCli } from "./cli/run-cli.js";
 
-try {
-  const config = loadConfig();
-  console.log(`genvideo-server: configuration ok (${config.host}:${config.port})`);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`genvideo-server: ${error.message}`);
-    process.exit(2);
-  }
-  throw error;
-}
+const code = await runCli(process.argv.slice(2), {
+  env: process.env,
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+});
+process.exitCode = code;

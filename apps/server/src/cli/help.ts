@@ -1,0 +1,31 @@
+/** The CLI's usage text: `genvideo-server --help`. */
+export const USAGE = `Usage: genvideo-server <command> [options]
+
+Runs the genvideo reference server and administers its accounts, API keys and webhooks.
+
+Commands:
+  start                                  Start the HTTP API and the worker (Ctrl-C stops gracefully)
+  accounts create <name> [--credits N]   Create an account (prints its webhook secret once)
+  accounts list                          List accounts with their credits
+  accounts show <name>                   Show one account, its keys and its ledger
+  accounts credit <name> <N>             Add N credits to an account
+  keys create [--account <name>]         Create an API key (default account: "default"); printed once
+  keys list [--account <name>]           List API keys (prefix, state), never the keys themselves
+  keys revoke <id>                       Revoke a key; refused from its next request on
+  keys rotate <id> [--overlap 24h]       New key for the same account; the old one works for the overlap
+  webhooks list --task <id>              Webhook deliveries of a task, with every attempt
+  webhooks redeliver <task_id>           Send a task's notification again (a new delivery)
+
+Options:
+  --port <n>, --host <addr>              Same as PORT and HOST (start only)
+  --database-url <url>, --data-dir <dir> Same as GENVIDEO_DATABASE_URL and GENVIDEO_DATA_DIR
+  --json                                 Machine-readable output for list and show commands
+  -h, --help                             Show this help
+
+Environment:
+  PORT (8787), HOST (127.0.0.1), GENVIDEO_DATABASE_URL (sqlite:./.genvideo/genvideo.db),
+  GENVIDEO_DATA_DIR (./.genvideo), GENVIDEO_PUBLIC_URL (http://HOST:PORT),
+  GENVIDEO_BOOTSTRAP_API_KEY, GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET, GENVIDEO_TIME_SCALE (1),
+  GENVIDEO_ALLOW_INSECURE_CALLBACKS (0), GENVIDEO_RATE_LIMITS (on | off | creates=N,reads=N),
+  GENVIDEO_WORKERS (2), GENVIDEO_UNSAFE_WORDS (comma-separated), GENVIDEO_LOG_LEVEL (info)
+`;

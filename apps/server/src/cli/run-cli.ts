@@ -1,0 +1,104 @@
+/**
+ * `genvideo-server <command>`: argument parsing and dispatch. Usage mistakes
+ * and bad configuration exit with 2 and one line naming the problem; an
+ * operator mistake (unknown account, revoked key) exits with 1.
+ */
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "../config.js";
+import { runAccountsCommand, runKeysCommand, runWebhooksCommand } from "./admin-commands.js";
+import { withAdminContext } from "./admin-context.js";
+import { USAGE } from "./help.js";
+import { runStartCommand } from "./start-command.js";
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** A mistake in how the command was called: exit code 2 and the usage hint. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** An operator error the CLI explains in one line: exit code 1. */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  json: { type: "boolean" },
+  credits: { type: "string" },
+  account: { type: "string" },
+  overlap: { type: "string" },
+  task: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  "database-url": { type: "string" },
+  "data-dir": { type: "string" },
+} as const;
+
+export type CliOptions = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
+};
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed: { values: CliOptions; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`genvideo-server: ${(error as Error).message}`);
+    io.err("Run genvideo-server --help for usage.");
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || command === "help" || command === undefined) {
+    io.out(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+
+  try {
+    const config = loadConfig(environmentWithFlags(io.env, values));
+    switch (command) {
+      case "start":
+        if (rest.length > 0) throw new UsageError(`start takes no arguments, got "${rest.join(" ")}"`);
+        return await runStartCommand(config, io);
+      case "accounts":
+        return await withAdminContext(config, (context) => runAccountsCommand(rest, values, context, io));
+      case "keys":
+        return await withAdminContext(config, (context) => runKeysCommand(rest, values, context, io));
+      case "webhooks":
+        return await withAdminContext(config, (context) => runWebhooksCommand(rest, values, context, io));
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`genvideo-server: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof UsageError) {
+      io.err(`genvideo-server: ${error.message}`);
+      io.err("Run genvideo-server --help for usage.");
+      return 2;
+    }
+    if (error instanceof CommandError || (error instanceof Error && error.name === "AdminError")) {
+      io.err(`genvideo-server: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** Flags mirror environment variables and win over them. */
+function environmentWithFlags(env: CliIo["env"], values: CliOptions): CliIo["env"] {
+  return {
+    ...env,
+    ...(values.port !== undefined ? { PORT: values.port } : {}),
+    ...(values.host !== undefined ? { HOST: values.host } : {}),
+    ...(values["database-url"] !== undefined ? { GENVIDEO_DATABASE_URL: values["database-url"] } : {}),
+    ...(values["data-dir"] !== undefined ? { GENVIDEO_DATA_DIR: values["data-dir"] } : {}),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `genvideo-server start`: the server in the foreground until SIGINT or
+ * SIGTERM, then a graceful shutdown. On the very first start it creates the
+ * default account and prints its API key and webhook secret, once.
+ */
+import type { BootstrapResult } from "@genvideo/engine";
+import type { ServerConfig } from "../config.js";
+import { startNodeHost } from "../host/node-host.js";
+import { createLogger } from "../http/logger.js";
+import type { CliIo } from "./run-cli.js";
+
+/** A second signal during shutdown gives up on it: the operator means it. */
+const FORCED_EXIT_CODE = 130;
+
+export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<number> {
+  const logger = createLogger(config.logLevel);
+  const host = await startNodeHost(config, logger);
+  let bootstrap: BootstrapResult;
+  try {
+    bootstrap = await host.engine.admin.bootstrap({
+      apiKey: config.bootstrapApiKey,
+      webhookSecret: config.bootstrapWebhookSecret,
+    });
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+  if (bootstrap.created) printFirstStart(bootstrap, config, io);
+
+  logger.info(
+    {
+      url: host.url,
+      publicUrl: host.publicUrl,
+      database: config.database.path,
+      timeScale: config.timeScale,
+      workers: config.workers,
+      rateLimits: config.rateLimits.enabled,
+    },
+    "listening",
+  );
+  io.err(`genvideo-server: listening on ${host.url} (API reference: ${host.url}/docs)`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        logger.warn({ signal }, "second signal: exiting without finishing the shutdown");
+        logger.flush();
+        process.exit(FORCED_EXIT_CODE);
+      }
+      stopping = true;
+      logger.info({ signal }, "shutting down");
+      host.close().then(
+        () => {
+          logger.info("stopped");
+          logger.flush();
+          resolve(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          logger.flush();
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+function printFirstStart(bootstrap: BootstrapResult, config: ServerConfig, io: CliIo): void {
+  io.out("");
+  io.out(
+    `genvideo-server: first start: created account "${bootstrap.account.name}" with ${bootstrap.account.credits} credits.`,
+  );
+  if (bootstrap.apiKey !== undefined && config.bootstrapApiKey === undefined) {
+    io.out("API key (shown once, store it now):");
+    io.out(bootstrap.apiKey);
+  } else {
+    io.out("API key: the one in GENVIDEO_BOOTSTRAP_API_KEY.");
+  }
+  if (bootstrap.webhookSecret !== undefined && config.bootstrapWebhookSecret === undefined) {
+    io.out("Webhook signing secret (shown once):");
+    io.out(bootstrap.webhookSecret);
+  } else {
+    io.out("Webhook signing secret: the one in GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET.");
+  }
+  io.out("");
+}

@@ -1,0 +1,115 @@
+/**
+ * The Node host: the engine on @hono/node-server with SQLite, the synthetic
+ * renderer, local video files and the SSRF-safe webhook sender, plus the
+ * worker loop that drives it. `startNodeHost` returns once the server
+ * listens and the first sweep has run; `close()` is the graceful shutdown.
+ */
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createEngine, type Engine } from "@genvideo/engine";
+import { serve } from "@hono/node-server";
+import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
+import { defaultPublicUrl, type ServerConfig } from "../config.js";
+import type { Logger } from "../http/logger.js";
+import { createSyntheticRenderer } from "../renderer/index.js";
+import { openSqliteStore } from "../store/sqlite-store.js";
+import { LocalVideoStorage } from "../video/index.js";
+import { createCallbackUrlValidator, createWebhookSender } from "../webhooks/index.js";
+import { startWorkerLoop } from "../worker/worker-loop.js";
+import { engineSettings } from "./engine-settings.js";
+import { videoSigningKey } from "./host-secrets.js";
+import { createRequestHandler } from "./request-handler.js";
+
+export interface NodeHost {
+  url: string;
+  publicUrl: string;
+  engine: Engine;
+  clock: ServiceClock;
+  /** Stop accepting, finish or hand back work in flight, close the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Real time between two ticks: short, so a finished task shows at most this late. */
+const TICK_INTERVAL_MS = 50;
+/** How often the clock's high-water mark is written (real time). */
+const CLOCK_PERSIST_INTERVAL_MS = 1000;
+
+export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
+  const { store, db } = await openSqliteStore(config.database.path);
+  const clock = await openServiceClock(db, config.timeScale);
+  let accepting = true;
+  let handler: ((request: Request) => Promise<Response>) | undefined;
+
+  // Listen first: with PORT=0 the public URL (in every video_url) needs the bound port.
+  const server = serve({
+    fetch: (request: Request) =>
+      handler ? handler(request) : Response.json({ error: "Service Unavailable" }, { status: 503 }),
+    port: config.port,
+    hostname: config.host,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = defaultPublicUrl(config.host, port);
+  const publicUrl = config.publicUrl ?? url;
+
+  const storage = new LocalVideoStorage({
+    dir: join(config.dataDir, "videos"),
+    publicUrl,
+    signingKey: await videoSigningKey(db),
+  });
+  const sender = createWebhookSender({ allowInsecure: config.allowInsecureCallbacks });
+  const engine = createEngine({
+    store,
+    clock,
+    renderer: createSyntheticRenderer({ storage }),
+    videoStorage: storage,
+    sender,
+    config: engineSettings(
+      config,
+      publicUrl,
+      logger,
+      createCallbackUrlValidator({ allowInsecure: config.allowInsecureCallbacks }),
+    ),
+  });
+
+  // The sweep before serving: tasks whose deadline passed while the server was
+  // down are timed out (and refunded) before anyone can read them.
+  const sweep = await engine.tick();
+  if (sweep.timedOut > 0 || sweep.released > 0) {
+    logger.info({ timedOut: sweep.timedOut, released: sweep.released }, "startup sweep");
+  }
+
+  handler = createRequestHandler({ engine, storage, db, clock, logger, accepting: () => accepting });
+  let lastPersist = 0;
+  const worker = startWorkerLoop(engine, {
+    intervalMs: TICK_INTERVAL_MS,
+    logger,
+    async afterTick() {
+      if (performance.now() - lastPersist < CLOCK_PERSIST_INTERVAL_MS) return;
+      lastPersist = performance.now();
+      await clock.persist();
+    },
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      accepting = false;
+      // Stop taking connections; requests in flight finish, idle keep-alives close.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      await worker.stop();
+      await engine.drain();
+      await sender.close();
+      await closed;
+      await clock.persist();
+      await store.close();
+    })();
+    return closing;
+  };
+
+  return { url, publicUrl, engine, clock, close };
+}

@@ -1,0 +1,67 @@
+/**
+ * One `fetch` for the whole server. The engine's API is most of the traffic,
+ * so it goes straight to `engine.app.fetch`; only the few host paths are
+ * picked off first, by prefix, without a second router in front of every call.
+ */
+import type { Engine } from "@genvideo/engine";
+import type { Hono } from "hono";
+import type { Kysely } from "kysely";
+import type { ServiceClock } from "../clock/service-clock.js";
+import { hostRoutes } from "../http/host-routes.js";
+import type { Logger } from "../http/logger.js";
+import { openApiDocument } from "../http/openapi-document.js";
+import type { Database } from "../store/tables.js";
+import { type LocalVideoStorage, videoRoutes } from "../video/index.js";
+
+export interface RequestHandlerOptions {
+  engine: Engine;
+  storage: LocalVideoStorage;
+  db: Kysely<Database>;
+  clock: ServiceClock;
+  logger: Logger;
+  accepting: () => boolean;
+}
+
+const HOST_PATHS = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
+
+export function createRequestHandler(
+  options: RequestHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const host = hostRoutes({ db: options.db, openApiDocument, accepting: options.accepting });
+  const videos = videoRoutes(options.storage, { now: () => options.clock.now() });
+  const engineFetch = options.engine.app.fetch;
+
+  return async (request) => {
+    const url = request.url;
+    // The path starts after "scheme://authority"; no URL object on the hot path.
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    const queryStart = url.indexOf("?", pathStart);
+    const path = url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
+    if (path.startsWith("/api/")) return engineFetch(request);
+    if (HOST_PATHS.has(path)) return logged(host, request, path, options.logger);
+    if (path.startsWith("/videos/")) return logged(videos, request, path, options.logger);
+    return engineFetch(request);
+  };
+}
+
+/** The engine logs its own requests; these get the same line, without an account. */
+async function logged(app: Hono, request: Request, path: string, logger: Logger): Promise<Response> {
+  const started = performance.now();
+  const incoming = request.headers.get("x-request-id");
+  const requestId =
+    incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+  const response = await app.fetch(request);
+  const headers = new Headers(response.headers);
+  headers.set("X-Request-Id", requestId);
+  logger.info(
+    {
+      requestId,
+      method: request.method,
+      path,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    },
+    "request",
+  );
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

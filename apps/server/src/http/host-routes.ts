@@ -1,0 +1,59 @@
+/**
+ * What the host adds around the engine's API: liveness and readiness for
+ * orchestrators, the OpenAPI document and its human-readable reference.
+ */
+import { Hono } from "hono";
+import type { Kysely } from "kysely";
+import { pendingMigrations } from "../store/migrations.js";
+import type { Database } from "../store/tables.js";
+import { renderDocsPage } from "./docs-page.js";
+
+export interface HostRoutesOptions {
+  db: Kysely<Database>;
+  /** The OpenAPI document, or undefined while the schema package does not build one. */
+  openApiDocument: () => Record<string, unknown> | undefined;
+  /** False once shutdown began: load balancers should stop sending traffic. */
+  accepting: () => boolean;
+}
+
+export function hostRoutes(options: HostRoutesOptions): Hono {
+  const app = new Hono();
+  let docsHtml: string | undefined;
+
+  // Liveness: the process answers. Nothing else, so a slow database never gets it restarted.
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  app.get("/readyz", async (c) => {
+    if (!options.accepting()) return c.json({ status: "shutting_down" }, 503);
+    try {
+      const pending = await pendingMigrations(options.db as Kysely<unknown>);
+      if (pending.length > 0) return c.json({ status: "migrations_pending", pending }, 503);
+      return c.json({ status: "ready" });
+    } catch {
+      // The reason goes to the log of whoever runs the check, not to the network.
+      return c.json({ status: "database_unreachable" }, 503);
+    }
+  });
+
+  app.get("/openapi.json", (c) => {
+    const document = options.openApiDocument();
+    if (!document) return notFound(c.req.path);
+    return c.json(document);
+  });
+
+  app.get("/docs", (c) => {
+    const document = options.openApiDocument();
+    if (!document) return notFound(c.req.path);
+    docsHtml ??= renderDocsPage(document as never);
+    return c.html(docsHtml);
+  });
+
+  return app;
+}
+
+function notFound(path: string): Response {
+  return Response.json(
+    { error: "Not Found", code: "NOT_FOUND", message: `No route for ${path}` },
+    { status: 404 },
+  );
+}

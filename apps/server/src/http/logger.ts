@@ -1,0 +1,36 @@
+/**
+ * Structured JSON logs (pino) on stdout. What goes in is chosen field by
+ * field, never whole requests or headers, so an API key or a webhook secret
+ * has no way in; the redaction list is a second line of defence.
+ */
+import { type DestinationStream, type Logger, pino } from "pino";
+import type { LogLevel } from "../config.js";
+
+export type { Logger };
+
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: "genvideo-server" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: [
+          "authorization",
+          "*.authorization",
+          "headers",
+          "*.headers",
+          "apiKey",
+          "*.apiKey",
+          "secret",
+          "*.secret",
+          "key",
+          "*.key",
+        ],
+        censor: "[redacted]",
+      },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? pino.destination({ fd: 1, sync: false }),
+  );
+}

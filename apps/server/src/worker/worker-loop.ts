@@ -1,0 +1,63 @@
+/**
+ * Drives the passive engine: it does due work (start, finish, time out,
+ * deliver webhooks) only when asked, so the host asks often. Ticks never
+ * overlap; a failing tick is logged and the loop goes on, because a transient
+ * database error must not stop every task from ever finishing.
+ */
+import type { Logger } from "../http/logger.js";
+
+export interface Tickable {
+  tick(): Promise<unknown>;
+}
+
+export interface WorkerLoopOptions {
+  /** Real milliseconds between the end of one tick and the start of the next. */
+  intervalMs: number;
+  logger: Logger;
+  /** Runs after each tick (the clock's high-water mark, housekeeping); failures are logged. */
+  afterTick?: () => Promise<void>;
+}
+
+export interface WorkerLoop {
+  /** Stops after the tick in flight, if any. */
+  stop(): Promise<void>;
+}
+
+export function startWorkerLoop(engine: Tickable, options: WorkerLoopOptions): WorkerLoop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  let consecutiveFailures = 0;
+
+  const runOnce = async () => {
+    try {
+      await engine.tick();
+      await options.afterTick?.();
+      if (consecutiveFailures > 0)
+        options.logger.info({ afterFailures: consecutiveFailures }, "worker tick recovered");
+      consecutiveFailures = 0;
+    } catch (error) {
+      consecutiveFailures++;
+      // One line per streak start and then every 100th, so a dead disk doesn't flood the log.
+      if (consecutiveFailures === 1 || consecutiveFailures % 100 === 0) {
+        options.logger.error({ err: error, consecutiveFailures }, "worker tick failed");
+      }
+    }
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = runOnce().finally(schedule);
+    }, options.intervalMs);
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}
