@@ -4,7 +4,9 @@ import { writeFileSync } from "node:fs";
 
 const schema = await import("../dist/index.js");
 if (typeof schema.buildOpenApiDocument !== "function") {
-  console.error("write-openapi: dist/index.js does not export buildOpenApiDocument(); openapi.json not written");
+  console.error(
+    "write-openapi: dist/index.js does not export buildOpenApiDocument(); openapi.json not written",
+  );
   process.exit(1);
 }
 const document = schema.buildOpenApiDocument();

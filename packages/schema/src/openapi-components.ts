@@ -4,6 +4,7 @@
  * importing a schema do not bundle documentation text.
  */
 import * as z from "zod/mini";
+import { TASK_STATUSES } from "./catalog.js";
 import { AuthErrorBodySchema, CreateErrorBodySchema, ErrorBodySchema } from "./errors.js";
 import {
   CALLBACK_URL_MAX_LENGTH,
@@ -15,9 +16,21 @@ import {
   REFERENCE_IMAGES_MIN_COUNT,
 } from "./limits.js";
 import { GenerationRequestSchema } from "./request.js";
-import { AccountResponseSchema, CreateTaskResponseSchema, TaskStatusResponseSchema } from "./responses.js";
+import {
+  AccountResponseSchema,
+  CompletedStatusResponseSchema,
+  CreateTaskResponseSchema,
+  FailedStatusResponseSchema,
+  ProcessingStatusResponseSchema,
+  QueuedStatusResponseSchema,
+  TaskStatusResponseSchema,
+} from "./responses.js";
 import { ValidationIssueSchema } from "./validation-issue.js";
-import { WebhookPayloadSchema } from "./webhook.js";
+import {
+  CompletedWebhookPayloadSchema,
+  FailedWebhookPayloadSchema,
+  WebhookPayloadSchema,
+} from "./webhook.js";
 import {
   WebhookAttemptSchema,
   WebhookEventListSchema,
@@ -89,11 +102,24 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     "CreateTaskResponse",
     "The task was created and queued; credits were charged.",
   );
-  add(
-    TaskStatusResponseSchema,
-    "TaskStatusResponse",
-    "One shape per status. video_url is absent while queued or processing, a signed URL when completed, " +
+  registry.add(TaskStatusResponseSchema, {
+    id: "TaskStatusResponse",
+    description:
+      "One shape per status. video_url is absent while queued or processing, a signed URL when completed, " +
       "null when failed (message then holds the failure code). Treat any unknown status as not finished.",
+    discriminator: { propertyName: "status", mapping: statusMapping() },
+  });
+  add(QueuedStatusResponseSchema, "QueuedStatusResponse", "Waiting in the queue.");
+  add(ProcessingStatusResponseSchema, "ProcessingStatusResponse", "The video is being generated.");
+  add(
+    CompletedStatusResponseSchema,
+    "CompletedStatusResponse",
+    "Finished; video_url is the signed download URL.",
+  );
+  add(
+    FailedStatusResponseSchema,
+    "FailedStatusResponse",
+    "Failed; message is UNSAFE_CONTENT, TIMEOUT or GENERATION_FAILED.",
   );
   add(AccountResponseSchema, "AccountResponse", "The account of the calling API key.");
   add(ValidationIssueSchema, "ValidationIssue", "One violation: the field's path and what is wrong.");
@@ -109,6 +135,16 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     "WebhookPayload",
     "Body of the webhook POSTed to callback_url when a task finishes.",
   );
+  add(
+    CompletedWebhookPayloadSchema,
+    "CompletedWebhookPayload",
+    "The task completed; video_url is the download URL.",
+  );
+  add(
+    FailedWebhookPayloadSchema,
+    "FailedWebhookPayload",
+    "The task failed or timed out; message is the failure code.",
+  );
   add(WebhookAttemptSchema, "WebhookAttempt", "One try to deliver a webhook event.");
   add(WebhookEventSchema, "WebhookEvent", "A webhook event with every delivery attempt.");
   add(WebhookEventListSchema, "WebhookEventList", "The webhook events of a task, oldest first.");
@@ -117,6 +153,14 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     "WebhookRedeliveryResponse",
     "The latest event is pending again, with the same webhook-id.",
   );
+}
+
+function statusMapping(): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const status of TASK_STATUSES) {
+    mapping[status] = `#/components/schemas/${status[0]?.toUpperCase()}${status.slice(1)}StatusResponse`;
+  }
+  return mapping;
 }
 
 // Keeps the document readable and the contract open: response objects may gain fields (clients
