@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GenVideo, GenVideoError } from "./index.js";
+import { type GenerationRequestInput, GenVideo, GenVideoError } from "./index.js";
 import { completed, created, json, scriptedFetch, taskId } from "./test-fetch.js";
 
 afterEach(() => {
@@ -91,13 +91,16 @@ describe("requests", () => {
         callback_url: "https://example.com/h",
       },
     ],
-  ] as const)("sends a %s request as JSON, with wire names untouched", async (_, request) => {
-    const { fetch, sent } = scriptedFetch(json(created));
-    await expect(client(fetch).createTask(request)).resolves.toEqual(created);
-    expect(sent[0]).toMatchObject({ method: "POST", url: "http://x.test/api/gen/generate" });
-    expect(JSON.parse(sent[0]!.body)).toEqual(request);
-    expect(sent[0]!.headers.get("content-type")).toBe("application/json");
-  });
+  ] satisfies [string, GenerationRequestInput][])(
+    "sends a %s request as JSON, with wire names untouched",
+    async (_, request) => {
+      const { fetch, sent } = scriptedFetch(json(created));
+      await expect(client(fetch).createTask(request)).resolves.toEqual(created);
+      expect(sent[0]).toMatchObject({ method: "POST", url: "http://x.test/api/gen/generate" });
+      expect(JSON.parse(sent[0]!.body)).toEqual(request);
+      expect(sent[0]!.headers.get("content-type")).toBe("application/json");
+    },
+  );
 
   it("returns the status as on the wire, extensions included", async () => {
     const status = {

@@ -1,4 +1,4 @@
-import type { GenerationRequest } from "@genvideo/schema";
+import type { GenerationRequestInput } from "@genvideo/schema";
 import { isBrowser, readEnvironment } from "./environment.js";
 import { GenVideoError } from "./errors.js";
 import { ResponseValidationError } from "./request-errors.js";
@@ -106,7 +106,10 @@ export class GenVideo {
    * );
    * ```
    */
-  async createTask(request: GenerationRequest, options: CreateTaskOptions = {}): Promise<CreateTaskResponse> {
+  async createTask(
+    request: GenerationRequestInput,
+    options: CreateTaskOptions = {},
+  ): Promise<CreateTaskResponse> {
     const { idempotencyKey = crypto.randomUUID(), signal, timeout } = options;
     const { data, requestId } = await this.#transport({
       method: "POST",
@@ -169,7 +172,10 @@ export class GenVideo {
    * );
    * ```
    */
-  async generate(request: GenerationRequest, options: GenerateOptions = {}): Promise<CompletedTaskStatus> {
+  async generate(
+    request: GenerationRequestInput,
+    options: GenerateOptions = {},
+  ): Promise<CompletedTaskStatus> {
     const created = await this.createTask(request, {
       idempotencyKey: options.idempotencyKey,
       signal: options.signal,

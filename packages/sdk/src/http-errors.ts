@@ -1,5 +1,5 @@
 import { GenVideoError, type GenVideoErrorOptions, hasMarker, markError } from "./errors.js";
-import type { ErrorBody } from "./responses.js";
+import type { HttpErrorBody } from "./responses.js";
 
 const httpMarker = Symbol.for("genvideo.error.HttpError");
 
@@ -7,7 +7,7 @@ const httpMarker = Symbol.for("genvideo.error.HttpError");
 export interface HttpErrorDetails extends GenVideoErrorOptions {
   status: number;
   headers: Headers;
-  body: ErrorBody;
+  body: HttpErrorBody;
 }
 
 /**
@@ -34,7 +34,7 @@ export class HttpError extends GenVideoError {
   /** Response headers, for `Retry-After`, `RateLimit` and the request id. */
   readonly headers: Headers;
   /** The error body's fields that were present (`error`, `code`, `message`, `issues`). */
-  readonly body: ErrorBody;
+  readonly body: HttpErrorBody;
 
   constructor({ status, headers, body, ...options }: HttpErrorDetails) {
     const text = body.message ?? body.error ?? "request failed";

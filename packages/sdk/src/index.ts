@@ -1,4 +1,4 @@
-export type { FailureCode, GenerationRequest } from "@genvideo/schema";
+export type { FailureCode, GenerationRequestInput } from "@genvideo/schema";
 export {
   type CreateTaskOptions,
   type GenerateOptions,
@@ -22,8 +22,8 @@ export { ConnectionError, RequestTimeoutError, ResponseValidationError } from ".
 export type {
   CompletedTaskStatus,
   CreateTaskResponse,
-  ErrorBody,
   FailedTaskStatus,
+  HttpErrorBody,
   ProcessingTaskStatus,
   QueuedTaskStatus,
   TaskStatusResponse,

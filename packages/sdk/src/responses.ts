@@ -1,71 +1,24 @@
-import type { FailureCode } from "@genvideo/schema";
+import type { CreateTaskResponse, TaskStatusResponse, WebhookPayload } from "@genvideo/schema";
 
-// The wire shapes, as DESIGN.md fixes them. Field names stay as on the wire (snake_case).
-// Only types are shared with @genvideo/schema here: its zod schemas would add about 5 KB
-// min+gzip to a bundle whose whole budget is 16 KB, so responses are checked by the small
-// validators below, which `responses.test.ts` holds to the schema package's verdicts.
+// Types come from @genvideo/schema; field names stay as on the wire (snake_case). Its zod schemas
+// are not used at run time: they would add about 5 KB min+gzip to a bundle whose whole budget is
+// 16 KB, and they refuse statuses and failure codes a newer service may add, which DESIGN.md asks
+// clients to tolerate. The small validators below check what the SDK relies on; `responses.test.ts`
+// holds them to the schema package's verdicts.
 
-/** Body of a successful `POST /api/gen/generate`. */
-export interface CreateTaskResponse {
-  success: true;
-  message: string;
-  /** UUID of the new task. */
-  task_id: string;
-}
-
-interface TaskStatusFields {
-  /** UUID of the task. */
-  task_id: string;
-  /** Human-readable text; the failure code when `status` is `failed`. */
-  message: string;
-  /** Percentage done, 0 to 100, when the service reports it. */
-  progress?: number;
-  /** ISO 8601 time the task was created, when the service reports it. */
-  created_at?: string;
-  /** ISO 8601 time of the task's last change, when the service reports it. */
-  updated_at?: string;
-}
+export type { CreateTaskResponse, TaskStatusResponse, WebhookPayload };
 
 /** A task waiting in the queue. */
-export interface QueuedTaskStatus extends TaskStatusFields {
-  status: "queued";
-}
-
+export type QueuedTaskStatus = Extract<TaskStatusResponse, { status: "queued" }>;
 /** A task whose video is being generated. */
-export interface ProcessingTaskStatus extends TaskStatusFields {
-  status: "processing";
-}
-
+export type ProcessingTaskStatus = Extract<TaskStatusResponse, { status: "processing" }>;
 /** A finished task: `video_url` downloads the video until the URL expires. */
-export interface CompletedTaskStatus extends TaskStatusFields {
-  status: "completed";
-  video_url: string;
-}
-
+export type CompletedTaskStatus = Extract<TaskStatusResponse, { status: "completed" }>;
 /** A failed task: `message` holds the failure code (`TIMEOUT` when it ran past its deadline). */
-export interface FailedTaskStatus extends TaskStatusFields {
-  status: "failed";
-  message: FailureCode | (string & {});
-  video_url: null;
-}
-
-/**
- * Body of `GET /api/gen/status/{task_id}`. A status this version does not know yet is
- * passed through as it came and counts as not finished.
- */
-export type TaskStatusResponse =
-  | QueuedTaskStatus
-  | ProcessingTaskStatus
-  | CompletedTaskStatus
-  | FailedTaskStatus;
-
-/** Body of a webhook notification (spec 2.4). */
-export type WebhookPayload =
-  | { success: true; message: string; task_id: string; video_url: string }
-  | { success: false; message: FailureCode | (string & {}); task_id: string; video_url: null };
+export type FailedTaskStatus = Extract<TaskStatusResponse, { status: "failed" }>;
 
 /** Fields of an error body the SDK reads; every one may be missing on a broken response. */
-export interface ErrorBody {
+export interface HttpErrorBody {
   error?: string;
   code?: string;
   message?: string;
@@ -125,12 +78,12 @@ export function parseWebhookPayload(value: unknown): Parsed<WebhookPayload> {
 }
 
 /** Reads whatever error fields are present; never fails, since an error must still be reported. */
-export function readErrorBody(value: unknown): ErrorBody {
+export function readErrorBody(value: unknown): HttpErrorBody {
   if (!isRecord(value)) return {};
-  const body: ErrorBody = {};
+  const body: HttpErrorBody = {};
   for (const field of ["error", "code", "message", "request_id"] as const) {
     if (typeof value[field] === "string") body[field] = value[field];
   }
-  if (Array.isArray(value.issues)) body.issues = value.issues as ErrorBody["issues"];
+  if (Array.isArray(value.issues)) body.issues = value.issues as HttpErrorBody["issues"];
   return body;
 }

@@ -27,7 +27,7 @@ export function errorBody(
   code: string,
   message = "nope",
   headers: Record<string, string> = {},
-) {
+): Response {
   return json({ error: "Error", code, message }, status, headers);
 }
 
@@ -64,8 +64,12 @@ export function scriptedFetch(...replies: Reply[]): { fetch: typeof fetch; sent:
 }
 
 export const taskId = "4f1c2a9e-3b7d-4c8e-9a6f-1d2e3f4a5b6c";
-export const created = { success: true, message: "Task created", task_id: taskId };
-export const completed = {
+export const created: { success: true; message: "Task created"; task_id: string } = {
+  success: true,
+  message: "Task created",
+  task_id: taskId,
+};
+export const completed: { status: "completed"; task_id: string; message: string; video_url: string } = {
   status: "completed",
   task_id: taskId,
   message: "Video ready",

@@ -1,11 +1,11 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { signWebhook, verifyWebhook, WebhookVerificationError } from "./index.js";
+import { signWebhook, verifyWebhook, type WebhookPayload, WebhookVerificationError } from "./index.js";
 import { taskId } from "./test-fetch.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const otherSecret = "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24=";
-const payload = {
+const payload: WebhookPayload = {
   success: true,
   message: "Video ready",
   task_id: taskId,
@@ -160,7 +160,12 @@ describe("interoperability with the standardwebhooks library", () => {
   it("signs what standardwebhooks verifies", async () => {
     const headers = await signWebhook({ payload: body, secret });
     expect(new Webhook(secret).verify(body, { ...headers })).toEqual(payload);
-    const failed = { ...payload, success: false, message: "UNSAFE_CONTENT", video_url: null };
+    const failed: WebhookPayload = {
+      success: false,
+      message: "UNSAFE_CONTENT",
+      task_id: taskId,
+      video_url: null,
+    };
     const failedHeaders = await signWebhook({ payload: failed, secret });
     expect(new Webhook(secret).verify(JSON.stringify(failed), { ...failedHeaders })).toEqual(failed);
   });

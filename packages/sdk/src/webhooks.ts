@@ -34,12 +34,12 @@ export interface SignWebhookOptions {
 }
 
 /** The headers of a signed webhook request, ready for `fetch`. */
-export interface SignedWebhookHeaders {
+export type SignedWebhookHeaders = {
   "content-type": "application/json";
   "webhook-id": string;
   "webhook-timestamp": string;
   "webhook-signature": string;
-}
+};
 
 const encoder = new TextEncoder();
 
