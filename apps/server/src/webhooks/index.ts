@@ -19,3 +19,8 @@ export {
   createWebhookSender,
   type WebhookSenderOptions,
 } from "./webhook-sender.js";
+export {
+  createWebhookTransport,
+  type WebhookTransport,
+  type WebhookTransportOptions,
+} from "./webhook-transport.js";

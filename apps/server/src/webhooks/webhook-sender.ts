@@ -118,17 +118,29 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     }
   }
 
+  async function attemptInSlot(
+    delivery: WebhookDelivery,
+    signal: AbortSignal,
+  ): Promise<WebhookAttemptOutcome> {
+    if (slots === undefined) return attempt(delivery, signal);
+    const release = await slots.acquire(signal);
+    if (release === undefined) return { ok: false, statusCode: null, error: "aborted", durationMs: 0 };
+    try {
+      return await attempt(delivery, signal);
+    } finally {
+      release();
+    }
+  }
+
   return {
-    async send(delivery, signal) {
-      if (slots === undefined) return attempt(delivery, signal);
-      const release = await slots.acquire(signal);
-      if (release === undefined) return { ok: false, statusCode: null, error: "aborted", durationMs: 0 };
-      try {
-        return await attempt(delivery, signal);
-      } finally {
-        release();
-      }
-    },
+    // The port promises an outcome, never a rejection: anything unforeseen is still just a failed attempt.
+    send: (delivery, signal) =>
+      attemptInSlot(delivery, signal).catch((error: unknown) => ({
+        ok: false,
+        statusCode: null,
+        error: describeDeliveryError(error),
+        durationMs: 0,
+      })),
     close: () => agent.close(),
   };
 }
