@@ -115,7 +115,10 @@ export const WEBHOOK_EVENT_LIST_EXAMPLE: WebhookEventList = {
   events: [
     {
       id: "msg_2pB7xQk9TzVc1",
+      url: "https://example.com/webhooks/genvideo",
       state: "delivered",
+      attempt_count: 2,
+      next_attempt_at: null,
       created_at: "2026-11-22T10:04:10.000Z",
       attempts: [
         {

@@ -177,13 +177,15 @@ function buildPaths(): OpenApiDocument["paths"] {
       post: taskOperation({
         operationId: "redeliverWebhook",
         summary: "Deliver the latest webhook event of a task again",
-        description: `Puts the latest event back to pending; it is delivered with the usual policy (up to ${WEBHOOK_MAX_ATTEMPTS} more attempts) and the same webhook-id. No request body.`,
+        description:
+          `Puts the latest event back to pending for a fresh round of up to ${WEBHOOK_MAX_ATTEMPTS} attempts, with the same ` +
+          "webhook-id; an event still pending is made due now. No request body. 404 when the task has no event yet.",
         responses: {
           "202": {
             description: "Redelivery queued.",
             content: json("WebhookRedeliveryResponse", { queued: { value: REDELIVERY_EXAMPLE } }),
           },
-          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL_ERROR"]),
+          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "INTERNAL_ERROR"]),
         },
       }),
     },

@@ -169,7 +169,10 @@ describe("account and webhook records", () => {
       events: [
         {
           id: "msg_1",
+          url: "https://example.com/hook",
           state: "failed",
+          attempt_count: 1,
+          next_attempt_at: null,
           created_at: "2026-11-22T10:00:00.000Z",
           attempts: [
             {

@@ -3,11 +3,11 @@
  */
 import * as z from "zod/mini";
 import { WEBHOOK_DELIVERY_STATES, WEBHOOK_REDELIVERY_MESSAGE } from "./catalog.js";
-import { TaskIdString, TimestampString } from "./wire-strings.js";
+import { TaskIdString, TimestampString, UrlString } from "./wire-strings.js";
 
 /** One try to deliver an event. */
 export const WebhookAttemptSchema = z.object({
-  /** 1 for the first try. Redelivery continues the count. */
+  /** 1 for the first try; the numbers go on across redeliveries. */
   attempt: z.int().check(z.minimum(1)),
   started_at: TimestampString,
   duration_ms: z.int().check(z.minimum(0)),
@@ -22,9 +22,15 @@ export type WebhookAttempt = z.infer<typeof WebhookAttemptSchema>;
 export const WebhookEventSchema = z.object({
   /** The `webhook-id` header value, stable across retries. */
   id: z.string(),
+  /** The callback URL the event is sent to. */
+  url: UrlString,
   state: z.enum(WEBHOOK_DELIVERY_STATES),
-  attempts: z.array(WebhookAttemptSchema),
+  /** Attempts of the current round; a redelivery starts a new round at 0. */
+  attempt_count: z.int().check(z.minimum(0)),
+  /** When the next attempt is due while pending, else null. */
+  next_attempt_at: z.nullable(TimestampString),
   created_at: TimestampString,
+  attempts: z.array(WebhookAttemptSchema),
 });
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
 
