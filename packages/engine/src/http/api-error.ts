@@ -1,44 +1,12 @@
-import type { ValidationIssue } from "@genvideo/schema";
-
-/** Error codes of the wire contract (DESIGN.md "Codes and statuses") with their HTTP status. */
-export const ERROR_STATUS = {
-  INVALID_REQUEST: 400,
-  INVALID_CALLBACK_URL: 400,
-  INSUFFICIENT_CREDITS: 402,
-  NOT_FOUND: 404,
-  IDEMPOTENCY_IN_PROGRESS: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-/** HTTP reason phrases (RFC 9110) of the statuses the engine answers with: the `error` field. */
-export const REASON_PHRASES: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  402: "Payment Required",
-  404: "Not Found",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-};
-
-/** The body of every non-auth error. */
-export interface ErrorBody {
-  success?: false;
-  error: string;
-  code: ErrorCode;
-  message: string;
-  issues?: ValidationIssue[];
-  request_id?: string;
-}
+import {
+  AUTH_ERROR_MESSAGES,
+  type CreateErrorBody,
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  HTTP_REASON_PHRASES,
+  type ValidationIssue,
+} from "@genvideo/schema";
 
 const API_ERROR = Symbol.for("genvideo.engine.ApiError");
 
@@ -63,7 +31,7 @@ export class ApiError extends Error {
     // A symbol brand instead of instanceof: it survives duplicate copies of this package.
     Object.defineProperty(this, API_ERROR, { value: true });
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = ERROR_CODES[code];
     this.issues = options.issues;
     this.headers = options.headers ?? {};
   }
@@ -74,10 +42,10 @@ export class ApiError extends Error {
   }
 
   /** The wire body; create-endpoint errors add `success: false`. */
-  toBody(options: { create: boolean }): ErrorBody {
+  toBody(options: { create: boolean }): ErrorBody | CreateErrorBody {
     return {
       ...(options.create ? { success: false as const } : {}),
-      error: REASON_PHRASES[this.status] ?? "Error",
+      error: HTTP_REASON_PHRASES[this.status as keyof typeof HTTP_REASON_PHRASES] ?? "Error",
       code: this.code,
       message: this.message,
       ...(this.issues ? { issues: this.issues } : {}),
@@ -85,11 +53,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The three auth refusals of spec section 5, word for word. */
-export const AUTH_MESSAGES = {
-  missing: "Authorization header required",
-  malformed: "Invalid authorization format. Use: Bearer <API_KEY>",
-  invalid: "Invalid API key",
-} as const;
+/** The three auth refusals of spec section 5, word for word, by cause. */
+export const AUTH_MESSAGES: {
+  readonly missing: typeof AUTH_ERROR_MESSAGES.missingAuthorization;
+  readonly malformed: typeof AUTH_ERROR_MESSAGES.malformedAuthorization;
+  readonly invalid: typeof AUTH_ERROR_MESSAGES.invalidApiKey;
+} = {
+  missing: AUTH_ERROR_MESSAGES.missingAuthorization,
+  malformed: AUTH_ERROR_MESSAGES.malformedAuthorization,
+  invalid: AUTH_ERROR_MESSAGES.invalidApiKey,
+};
 
+/** Why a request was not authenticated. */
 export type AuthFailure = keyof typeof AUTH_MESSAGES;

@@ -1,6 +1,7 @@
+import { HTTP_REASON_PHRASES } from "@genvideo/schema";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError, REASON_PHRASES } from "./api-error.js";
+import { ApiError } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { rateLimit } from "./rate-limit-middleware.js";
@@ -54,7 +55,7 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
     return c.json(
       {
         ...(create ? { success: false as const } : {}),
-        error: REASON_PHRASES[500],
+        error: HTTP_REASON_PHRASES[500],
         code: "INTERNAL_ERROR",
         message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
         request_id: requestId,

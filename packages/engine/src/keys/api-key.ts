@@ -1,7 +1,6 @@
+import { API_KEY_PREFIX } from "@genvideo/schema";
 import { BASE62_ALPHABET, randomBase62, sha256, sha256Hex } from "../crypto/web-crypto.js";
 
-/** Every generated key starts with this, so secret scanners and people recognise it. */
-export const API_KEY_PREFIX = "gen_sk_";
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const GENERATED_KEY = /^gen_sk_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;

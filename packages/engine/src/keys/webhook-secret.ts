@@ -1,7 +1,5 @@
+import { WEBHOOK_SECRET_PREFIX } from "@genvideo/schema";
 import { base64ToBytes, bytesToBase64, randomBytes } from "../crypto/web-crypto.js";
-
-/** Standard Webhooks secrets carry this prefix; the rest is the base64 of the key bytes. */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 /** A new per-account signing secret: `whsec_` + base64 of 24 random bytes. */
 export function generateWebhookSecret(): string {

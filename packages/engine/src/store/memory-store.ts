@@ -33,8 +33,9 @@ function copy<T extends object>(record: T): T {
   return result;
 }
 
-const byCreation = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
-  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+// Sorting is stable and Maps keep insertion order, so records created in the
+// same millisecond stay in the order they were inserted.
+const byCreation = (a: { createdAt: number }, b: { createdAt: number }) => a.createdAt - b.createdAt;
 
 /**
  * The in-memory `Store` of tests and the msw mock. Transactions run one at a

@@ -1,4 +1,4 @@
-import { type GenerationRequest, MODELS } from "@genvideo/schema";
+import { type GenerationRequest, MODELS, TASK_CREATED_MESSAGE } from "@genvideo/schema";
 import type { EngineConfig } from "../config.js";
 import { chargeTask } from "../credits/ledger.js";
 import { ApiError } from "../http/api-error.js";
@@ -8,7 +8,7 @@ import { scenarioOf } from "./scenario.js";
 /** The create response of spec 2.2 (HTTP 200). */
 export interface CreateTaskBody {
   success: true;
-  message: "Task created";
+  message: typeof TASK_CREATED_MESSAGE;
   task_id: string;
 }
 
@@ -55,7 +55,7 @@ export async function createTask(
     leaseOwner: null,
     leaseExpiresAt: null,
   };
-  const body: CreateTaskBody = { success: true, message: "Task created", task_id: task.id };
+  const body: CreateTaskBody = { success: true, message: TASK_CREATED_MESSAGE, task_id: task.id };
   return store.transaction(async (tx) => {
     await tx.insertTask(task);
     if (!(await chargeTask(tx, accountId, task.id, cost, now))) {

@@ -1,3 +1,4 @@
+import { TASK_STATUS_MESSAGES } from "@genvideo/schema";
 import type { TaskRecord, TaskState, VideoStorage } from "../ports.js";
 import { COMPLETED_MESSAGE } from "../webhooks/payload.js";
 
@@ -12,10 +13,7 @@ export interface TaskStatusBody {
   updated_at: string;
 }
 
-const ACTIVE_MESSAGES = {
-  queued: "Task is queued",
-  processing: "Video is being generated",
-} as const;
+const ACTIVE_MESSAGES = { queued: TASK_STATUS_MESSAGES.queued, processing: TASK_STATUS_MESSAGES.processing };
 
 /**
  * How far along a task is, 0 to 100: generation time runs from creation to

@@ -81,7 +81,7 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export const START = Date.UTC(2026, 0, 1);
+export const START: number = Date.UTC(2026, 0, 1);
 
 export async function createHarness(config: EngineConfigInput = {}): Promise<Harness> {
   const clock = manualClock(START);
@@ -100,7 +100,7 @@ export async function createHarness(config: EngineConfigInput = {}): Promise<Har
   });
   const bootstrap = await engine.admin.bootstrap();
   const apiKey = bootstrap.apiKey!;
-  const call: Harness["call"] = (method, path, options = {}) => {
+  const call: Harness["call"] = async (method, path, options = {}) => {
     const headers = new Headers(options.headers);
     const key = options.key === undefined ? apiKey : options.key;
     if (key !== null && !headers.has("authorization")) headers.set("authorization", `Bearer ${key}`);

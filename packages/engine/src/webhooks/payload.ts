@@ -1,15 +1,7 @@
-import type { FailureCode } from "@genvideo/schema";
+import { type FailureCode, TASK_STATUS_MESSAGES, type WebhookPayload } from "@genvideo/schema";
 
 /** The `message` of a completed task, at the status endpoint and in its webhook. */
-export const COMPLETED_MESSAGE = "Video generated successfully";
-
-/** The webhook body of spec 2.4, in its field order. */
-export interface WebhookPayload {
-  success: boolean;
-  message: string;
-  task_id: string;
-  video_url: string | null;
-}
+export const COMPLETED_MESSAGE: string = TASK_STATUS_MESSAGES.completed;
 
 /** The exact bytes (as a string) of a completed task's notification: stored once, signed and sent as-is. */
 export function completedPayload(taskId: string, videoUrl: string): string {

@@ -1,3 +1,4 @@
+import { WEBHOOK_REDELIVERY_MESSAGE } from "@genvideo/schema";
 import type { Handler } from "hono";
 import {
   listTaskWebhookEvents,
@@ -37,9 +38,6 @@ export function redeliverWebhookRoute(services: HttpServices): Handler<EngineEnv
           : "This task has not finished yet, so there is no webhook to redeliver.",
       );
     }
-    return c.json(
-      { success: true, message: "Webhook redelivery scheduled", task_id: task.id, event_id: event.id },
-      202,
-    );
+    return c.json({ success: true, message: WEBHOOK_REDELIVERY_MESSAGE, event_id: event.id }, 202);
   };
 }

@@ -1,0 +1,129 @@
+import { AUTH_ERROR_MESSAGES } from "@genvideo/schema";
+import { describe, expect, it } from "vitest";
+import { apiKeyChecksum } from "../keys/api-key.js";
+import { createHarness } from "../testing/test-harness.js";
+
+const unauthorized = (message: string) => ({ error: "Unauthorized", message });
+
+describe("authentication (spec section 5)", () => {
+  it("answers a missing header with exactly the spec body", async () => {
+    const h = await createHarness();
+    const response = await h.call("GET", "/api/gen/account", { key: null });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.missingAuthorization));
+    expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("treats an empty header as missing", async () => {
+    const h = await createHarness();
+    const response = await h.call("GET", "/api/gen/account", { key: null, headers: { authorization: "  " } });
+    expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.missingAuthorization));
+  });
+
+  it.each([
+    ["a bare key", (key: string) => key],
+    ["another scheme", (key: string) => `Basic ${key}`],
+    ["no token", () => "Bearer"],
+    ["two tokens", (key: string) => `Bearer ${key} extra`],
+  ])("answers a malformed header (%s) with the format message", async (_, header) => {
+    const h = await createHarness();
+    const response = await h.call("GET", "/api/gen/account", {
+      key: null,
+      headers: { authorization: header(h.apiKey) },
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.malformedAuthorization));
+  });
+
+  it("accepts the scheme in any case", async () => {
+    const h = await createHarness();
+    const response = await h.call("GET", "/api/gen/account", {
+      key: null,
+      headers: { authorization: `bearer ${h.apiKey}` },
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it("refuses unknown keys, bad checksums and odd characters alike", async () => {
+    const h = await createHarness();
+    const random = "A".repeat(32);
+    const wellFormedUnknown = `gen_sk_${random}${await apiKeyChecksum(random)}`;
+    const badChecksum = `${h.apiKey.slice(0, -1)}${h.apiKey.endsWith("0") ? "1" : "0"}`;
+    for (const key of [wellFormedUnknown, badChecksum, "short", "has.dots*and*stars-more-than-twenty"]) {
+      const response = await h.call("GET", "/api/gen/account", { key });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.invalidApiKey));
+    }
+  });
+
+  it("never reads a key from the query string", async () => {
+    const h = await createHarness();
+    const response = await h.call("GET", `/api/gen/account?api_key=${h.apiKey}&key=${h.apiKey}`, {
+      key: null,
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.missingAuthorization));
+  });
+
+  it("runs before routing, media type and body checks", async () => {
+    const h = await createHarness();
+    for (const [method, path] of [
+      ["GET", "/api/gen/nowhere"],
+      ["DELETE", "/api/gen/generate"],
+      ["POST", "/api/gen/generate"],
+      ["GET", "/api/gen/status/not-a-uuid"],
+    ] as const) {
+      const response = await h.call(method, path, {
+        key: null,
+        rawBody: method === "POST" ? "{" : undefined,
+      });
+      expect(response.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
+  it("answers 404 NOT_FOUND to an authenticated unknown route, and outside /api without a key", async () => {
+    const h = await createHarness();
+    const response = await h.call("GET", "/api/gen/nowhere");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: "Not Found", code: "NOT_FOUND" });
+    const outside = await h.call("GET", "/favicon.ico", { key: null });
+    expect(outside.status).toBe(404);
+  });
+});
+
+describe("API key lifecycle", () => {
+  it("refuses a revoked key from the next request on", async () => {
+    const h = await createHarness();
+    const { key, apiKey } = await h.engine.admin.createApiKey(h.accountId);
+    expect((await h.call("GET", "/api/gen/account", { key })).status).toBe(200);
+    await h.engine.admin.revokeApiKey(apiKey.id);
+    const response = await h.call("GET", "/api/gen/account", { key });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.invalidApiKey));
+  });
+
+  it("keeps a rotated key valid during the overlap only", async () => {
+    const h = await createHarness();
+    const [original] = await h.engine.admin.listApiKeys(h.accountId);
+    const rotated = await h.engine.admin.rotateApiKey(original!.id, 60_000);
+    expect(rotated.key).toMatch(/^gen_sk_[0-9A-Za-z]{38}$/);
+    expect(rotated.previous.expiresAt).toBe(h.clock.now() + 60_000);
+    expect((await h.call("GET", "/api/gen/account")).status).toBe(200);
+    expect((await h.call("GET", "/api/gen/account", { key: rotated.key })).status).toBe(200);
+    h.clock.advance(60_000);
+    expect((await h.call("GET", "/api/gen/account")).status).toBe(401);
+    expect((await h.call("GET", "/api/gen/account", { key: rotated.key })).status).toBe(200);
+  });
+
+  it("lists keys without their hash and shows a key only at creation", async () => {
+    const h = await createHarness();
+    const created = await h.engine.admin.createApiKey(h.accountId);
+    const listed = await h.engine.admin.listApiKeys(h.accountId);
+    expect(listed).toHaveLength(2);
+    for (const key of listed) {
+      expect(key).not.toHaveProperty("hash");
+      expect(JSON.stringify(key)).not.toContain(created.key);
+    }
+    expect(listed[1]?.prefix).toBe(created.key.slice(0, 11));
+  });
+});

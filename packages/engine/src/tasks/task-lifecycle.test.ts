@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import { createHarness, type Harness } from "../testing/test-harness.js";
+
+async function credits(h: Harness): Promise<number> {
+  const response = await h.call("GET", "/api/gen/account");
+  return ((await response.json()) as { credits: number }).credits;
+}
+
+describe("scenarios at the status endpoint", () => {
+  it("[[fail:UNSAFE_CONTENT]] fails after the generation time, without a refund", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox [[fail:UNSAFE_CONTENT]]" });
+    expect(await credits(h)).toBe(999);
+    await h.advance(59_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "processing" });
+    await h.advance(1_000);
+    expect(await h.status(taskId)).toMatchObject({
+      status: "failed",
+      message: "UNSAFE_CONTENT",
+      video_url: null,
+    });
+    expect(await credits(h)).toBe(999);
+    expect(h.renderer.jobs).toHaveLength(0);
+  });
+
+  it("an unsafe word yields UNSAFE_CONTENT", async () => {
+    const h = await createHarness({ unsafeWords: ["gore"] });
+    const taskId = await h.create({ prompt: "Lots of gore" });
+    await h.advance(60_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "failed", message: "UNSAFE_CONTENT" });
+  });
+
+  it("[[fail:GENERATION_FAILED]] fails and refunds once", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox [[fail:GENERATION_FAILED]]", model_type: "gen-3" });
+    expect(await credits(h)).toBe(998);
+    await h.advance(60_000);
+    expect(await h.status(taskId)).toMatchObject({
+      status: "failed",
+      message: "GENERATION_FAILED",
+      video_url: null,
+    });
+    await h.advance(20 * 60_000);
+    expect(await credits(h)).toBe(1000);
+    const ledger = await h.engine.admin.listLedger(h.accountId);
+    expect(ledger.map((entry) => [entry.reason, entry.delta])).toEqual([
+      ["grant", 1000],
+      ["charge", -2],
+      ["refund", 2],
+    ]);
+  });
+
+  it("a renderer that rejects fails the task with GENERATION_FAILED and refunds", async () => {
+    const h = await createHarness();
+    h.renderer.mode = "fail";
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.advance(0);
+    expect(await h.status(taskId)).toMatchObject({ status: "failed", message: "GENERATION_FAILED" });
+    expect(await credits(h)).toBe(1000);
+  });
+
+  it("[[delay:90s]] takes 90 s of service time", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox [[delay:90s]]" });
+    await h.advance(89_999);
+    expect(await h.status(taskId)).toMatchObject({ status: "processing", progress: 99 });
+    await h.advance(1);
+    expect(await h.status(taskId)).toMatchObject({ status: "completed", video_url: expect.any(String) });
+  });
+
+  it("[[timeout]] never finishes: TIMEOUT at the 10-minute deadline, refund visible at /account", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox [[timeout]]" });
+    expect(await credits(h)).toBe(999);
+    await h.advance(10 * 60_000 - 1);
+    expect(await h.status(taskId)).toMatchObject({ status: "processing" });
+    await h.advance(1);
+    expect(await h.status(taskId)).toMatchObject({
+      status: "failed",
+      message: "TIMEOUT",
+      video_url: null,
+      updated_at: "2026-01-01T00:10:00.000Z",
+    });
+    expect(await credits(h)).toBe(1000);
+  });
+
+  it("a delay past the deadline ends in TIMEOUT and aborts a hanging render", async () => {
+    const h = await createHarness();
+    h.renderer.mode = "hang";
+    const taskId = await h.create({ prompt: "A fox [[delay:15m]]" });
+    await h.engine.tick();
+    h.clock.advance(10 * 60_000);
+    await h.engine.tick();
+    await h.engine.idle();
+    expect(h.renderer.aborted).toEqual([taskId]);
+    expect(await h.status(taskId)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+    expect(await credits(h)).toBe(1000);
+  });
+
+  it("queue time counts towards the deadline: a task never claimed times out", async () => {
+    const h = await createHarness({ workerConcurrency: 1 });
+    h.renderer.mode = "hang";
+    const first = await h.create({ prompt: "first" });
+    const second = await h.create({ prompt: "second" });
+    await h.engine.tick();
+    expect(await h.status(second)).toMatchObject({ status: "queued" });
+    h.clock.advance(10 * 60_000);
+    await h.engine.tick();
+    await h.engine.idle();
+    expect(await h.status(first)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+    expect(await h.status(second)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+    expect(await credits(h)).toBe(1000);
+  });
+
+  it("a late tick still completes a task that was due before its deadline", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.advance(30 * 60_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "completed" });
+    expect(await credits(h)).toBe(999);
+  });
+
+  it("exactly one terminal state wins when a render finishes after the deadline", async () => {
+    const h = await createHarness();
+    let finish: (value: { videoKey: string }) => void = () => {};
+    h.renderer.render = () => new Promise((resolve) => (finish = resolve));
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.engine.tick();
+    h.clock.advance(10 * 60_000);
+    await h.engine.tick();
+    finish({ videoKey: "late.mp4" });
+    await h.advance(60_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+    expect(await credits(h)).toBe(1000);
+  });
+});
+
+describe("concurrency and leases", () => {
+  it("renders at most workerConcurrency tasks at once; scenario tasks take no slot", async () => {
+    const h = await createHarness({ workerConcurrency: 2 });
+    h.renderer.mode = "hang";
+    await h.create({ prompt: "[[timeout]]" });
+    for (let index = 0; index < 4; index++) await h.create({ prompt: `fox ${index}` });
+    const report = await h.engine.tick();
+    expect(report).toMatchObject({ claimed: 3, rendersStarted: 2 });
+    await h.engine.drain();
+  });
+
+  it("returns a crashed worker's tasks to the queue once its lease expires", async () => {
+    const h = await createHarness({ leaseMs: 30_000 });
+    const taskId = await h.create({ prompt: "A fox" });
+    // A worker that claimed the task and died: its lease runs out.
+    await h.store.transaction((tx) =>
+      tx.claimQueuedTasks("dead-worker", 1, h.clock.now(), h.clock.now() + 30_000),
+    );
+    await h.advance(29_000);
+    expect(h.renderer.jobs).toHaveLength(0);
+    await h.advance(1_000);
+    expect(h.renderer.jobs).toHaveLength(1);
+    await h.advance(30_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "completed" });
+  });
+
+  it("drain aborts renders and hands their tasks back to the queue", async () => {
+    const h = await createHarness();
+    h.renderer.mode = "hang";
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.engine.tick();
+    expect(await h.status(taskId)).toMatchObject({ status: "processing" });
+    await h.engine.drain();
+    expect(h.renderer.aborted).toEqual([taskId]);
+    expect(await h.status(taskId)).toMatchObject({ status: "queued" });
+    expect(await h.engine.tick()).toMatchObject({ claimed: 0 });
+  });
+});
