@@ -59,7 +59,10 @@ describe("loadConfig", () => {
   it.each([
     [{ PORT: "eighty" }, /^PORT must be a whole number from 0 to 65535, got "eighty"$/],
     [{ PORT: "70000" }, /^PORT must be a whole number from 0 to 65535, got "70000"$/],
-    [{ GENVIDEO_DATABASE_URL: "postgres://u:p@h/db" }, /^GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/],
+    [
+      { GENVIDEO_DATABASE_URL: "postgres://u:p@h/db" },
+      /^GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/,
+    ],
     [{ GENVIDEO_DATABASE_URL: "mysql://h/db" }, /^GENVIDEO_DATABASE_URL must be sqlite:<path>/],
     [{ GENVIDEO_PUBLIC_URL: "ftp://x" }, /^GENVIDEO_PUBLIC_URL must be/],
     [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^GENVIDEO_BOOTSTRAP_API_KEY must be 20 to 255/],
@@ -69,6 +72,7 @@ describe("loadConfig", () => {
     [{ GENVIDEO_ALLOW_INSECURE_CALLBACKS: "maybe" }, /^GENVIDEO_ALLOW_INSECURE_CALLBACKS must be/],
     [{ GENVIDEO_RATE_LIMITS: "fast" }, /^GENVIDEO_RATE_LIMITS must be/],
     [{ GENVIDEO_WORKERS: "0" }, /^GENVIDEO_WORKERS must be a whole number/],
+    [{ GENVIDEO_RENDERER: "ffmpeg" }, /^GENVIDEO_RENDERER must be synthetic or fixture/],
     [{ GENVIDEO_LOG_LEVEL: "loud" }, /^GENVIDEO_LOG_LEVEL must be one of/],
   ])("names the setting that is wrong: %o", (env, message) => {
     expect(() => loadConfig(env, "/x")).toThrow(ConfigError);

@@ -39,6 +39,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Prompt words that make a task fail with UNSAFE_CONTENT. */
   unsafeWords: string[];
+  /** `synthetic`: real renders that follow the request; `fixture`: one tiny fixed MP4 (load tests, CI). */
+  renderer: "synthetic" | "fixture";
 }
 
 type Environment = Record<string, string | undefined>;
@@ -52,7 +54,10 @@ export function invocationDirectory(env: Environment = process.env): string {
   return env.INIT_CWD?.trim() || process.cwd();
 }
 
-export function loadConfig(env: Environment = process.env, baseDirectory = invocationDirectory(env)): ServerConfig {
+export function loadConfig(
+  env: Environment = process.env,
+  baseDirectory = invocationDirectory(env),
+): ServerConfig {
   const port = integerSetting(env, "PORT", 8787, 0, 65_535);
   const host = env.HOST?.trim() || "127.0.0.1";
   const dataDir = resolve(baseDirectory, env.GENVIDEO_DATA_DIR?.trim() || "./.genvideo");
@@ -73,7 +78,15 @@ export function loadConfig(env: Environment = process.env, baseDirectory = invoc
       .split(",")
       .map((word) => word.trim())
       .filter(Boolean),
+    renderer: rendererSetting(env),
   };
+}
+
+function rendererSetting(env: Environment): ServerConfig["renderer"] {
+  const raw = env.GENVIDEO_RENDERER?.trim().toLowerCase();
+  if (!raw || raw === "synthetic") return "synthetic";
+  if (raw === "fixture") return "fixture";
+  throw new ConfigError(`GENVIDEO_RENDERER must be synthetic or fixture, got "${env.GENVIDEO_RENDERER}"`);
 }
 
 /** The URL clients reach the server at when GENVIDEO_PUBLIC_URL is not set. */
@@ -113,7 +126,9 @@ function publicUrlSetting(env: Environment): string | undefined {
     throw new ConfigError(`GENVIDEO_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username) {
-    throw new ConfigError(`GENVIDEO_PUBLIC_URL must be an http(s) URL without query or credentials, got "${raw}"`);
+    throw new ConfigError(
+      `GENVIDEO_PUBLIC_URL must be an http(s) URL without query or credentials, got "${raw}"`,
+    );
   }
   return url.href.replace(/\/+$/, "");
 }

@@ -8,7 +8,6 @@ import { ConfigError, loadConfig } from "../config.js";
 import { runAccountsCommand, runKeysCommand, runWebhooksCommand } from "./admin-commands.js";
 import { withAdminContext } from "./admin-context.js";
 import { USAGE } from "./help.js";
-import { runStartCommand } from "./start-command.js";
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -64,7 +63,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case "start":
         if (rest.length > 0) throw new UsageError(`start takes no arguments, got "${rest.join(" ")}"`);
-        return await runStartCommand(config, io);
+        // Loaded only for `start`: admin commands skip the renderer, sharp and the HTTP stack.
+        return await (await import("./start-command.js")).runStartCommand(config, io);
       case "accounts":
         return await withAdminContext(config, (context) => runAccountsCommand(rest, values, context, io));
       case "keys":

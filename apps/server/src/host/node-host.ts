@@ -17,6 +17,7 @@ import { LocalVideoStorage } from "../video/index.js";
 import { createCallbackUrlValidator, createWebhookSender } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
+import { createFixtureRenderer } from "./fixture-renderer.js";
 import { videoSigningKey } from "./host-secrets.js";
 import { createRequestHandler } from "./request-handler.js";
 
@@ -64,7 +65,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const engine = createEngine({
     store,
     clock,
-    renderer: createSyntheticRenderer({ storage }),
+    renderer:
+      config.renderer === "fixture" ? createFixtureRenderer(storage) : createSyntheticRenderer({ storage }),
     videoStorage: storage,
     sender,
     config: engineSettings(

@@ -55,6 +55,8 @@ export function serverEnvironment(dataDir: string, extra: Record<string, string>
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
+    // Node caches what it compiled (types stripped too): later spawns start in half the time.
+    NODE_COMPILE_CACHE: join(tmpdir(), "genvideo-test-compile-cache"),
     PORT: "0",
     HOST: "127.0.0.1",
     GENVIDEO_DATA_DIR: dataDir,
