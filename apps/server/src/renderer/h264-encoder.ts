@@ -1,7 +1,12 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { once } from "node:events";
 import { setPriority } from "node:os";
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
+import type { FrameJob, FrameProcessReport } from "./frame-process.js";
+import type { FrameProcessLaunch } from "./frame-process-launcher.js";
 import type { FrameSource } from "./frame-sources.js";
+import { writeFrames } from "./frame-writer.js";
+import { InputImageError } from "./input-image.js";
 import type { FrameSize } from "./output-geometry.js";
 
 export interface EncodeOptions {
@@ -10,13 +15,19 @@ export interface EncodeOptions {
   fps: number;
   frameCount: number;
   outputPath: string;
-  /** Added to ffmpeg's nice value, so encoding yields the CPU to request handling. */
+  /** Nice value given to the render's processes, so they yield the CPU to request handling. */
   niceness: number;
-  /** Frames produced ahead of the one being written, to keep the encoder busy. */
-  lookahead?: number;
 }
 
-/** ffmpeg failed or could not start; the render fails as GENERATION_FAILED. */
+/**
+ * Where frames come from: a frame process writing straight into ffmpeg's stdin
+ * (the default, nothing on the event loop), or a source in this process.
+ */
+export type FrameFeed =
+  | { kind: "process"; launch: FrameProcessLaunch; job: FrameJob }
+  | { kind: "in-process"; frames: FrameSource };
+
+/** ffmpeg or the frame process failed; the render fails as GENERATION_FAILED. */
 export class EncoderError extends Error {
   override name = "EncoderError";
 }
@@ -47,95 +58,125 @@ export function ffmpegArguments(options: EncodeOptions): string[] {
   ];
 }
 
-/**
- * Encodes the frames to an H.264 MP4 at `outputPath` in an ffmpeg child
- * process. Aborting kills ffmpeg and rejects with the signal's reason once the
- * process has exited (so the caller can delete the partial file safely).
- */
-export function encodeH264(frames: FrameSource, options: EncodeOptions, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    let child: ChildProcessByStdio<Writable, null, Readable>;
-    try {
-      child = spawn(options.ffmpegPath, ffmpegArguments(options), { stdio: ["pipe", "ignore", "pipe"] });
-    } catch (error) {
-      reject(new EncoderError(`ffmpeg could not start: ${(error as Error).message}`, { cause: error }));
-      return;
-    }
-    let failure: unknown;
-    let stderr = "";
-    const fail = (error: unknown) => {
-      failure ??= error;
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    };
-    const onAbort = () => fail(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (child.pid !== undefined && options.niceness !== 0) {
-      try {
-        setPriority(child.pid, options.niceness);
-      } catch {
-        // Lowering priority is a courtesy to the event loop; encoding works without it.
-      }
-    }
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-STDERR_KEPT);
-    });
-    child.stdin.on("error", (error) =>
-      fail(new EncoderError(`ffmpeg stopped reading frames: ${error.message}`)),
-    );
-    child.on("error", (error) => fail(new EncoderError(`ffmpeg could not start: ${error.message}`)));
-    child.on("close", (code, exitSignal) => {
-      signal.removeEventListener("abort", onAbort);
-      if (failure !== undefined) reject(failure);
-      else if (code === 0) resolve();
-      else reject(new EncoderError(`ffmpeg exited with ${code ?? exitSignal}: ${stderr.trim()}`));
-    });
-    feedFrames(frames, options, child.stdin, () => failure !== undefined).catch(fail);
-  });
-}
-
-async function feedFrames(
-  frames: FrameSource,
-  options: EncodeOptions,
-  stdin: Writable,
-  stopped: () => boolean,
-): Promise<void> {
-  const lookahead = Math.max(1, options.lookahead ?? 3);
-  const pending = new Map<number, Promise<Buffer>>();
-  const request = (index: number) => {
-    if (index < options.frameCount && !pending.has(index)) {
-      const frame = frames.frame(index);
-      // Handled where awaited; this only keeps an early failure from being reported as unhandled.
-      frame.catch(() => {});
-      pending.set(index, frame);
-    }
-  };
-  const frameBytes = options.size.width * options.size.height * 3;
-  for (let index = 0; index < options.frameCount; index++) {
-    for (let ahead = index; ahead < index + lookahead; ahead++) request(ahead);
-    const frame = await pending.get(index)!;
-    pending.delete(index);
-    if (stopped()) return;
-    if (frame.length !== frameBytes) {
-      throw new EncoderError(`frame ${index} has ${frame.length} bytes, expected ${frameBytes}`);
-    }
-    if (!stdin.write(frame)) await drained(stdin);
-    if (stopped()) return;
+function lowerPriority(child: ChildProcess, niceness: number): void {
+  if (child.pid === undefined || niceness === 0) return;
+  try {
+    setPriority(child.pid, niceness);
+  } catch {
+    // A courtesy to the event loop; rendering works without it.
   }
-  stdin.end();
 }
 
-function drained(stream: Writable): Promise<void> {
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    const done = () => {
-      stream.off("drain", done);
-      stream.off("close", done);
-      stream.off("error", done);
-      resolve();
-    };
-    stream.on("drain", done);
-    stream.on("close", done);
-    stream.on("error", done);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    } else {
+      child.once("close", (code, signal) => resolve({ code, signal }));
+    }
   });
+}
+
+function kill(child: ChildProcess | undefined): void {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
+
+function tail(stream: NodeJS.ReadableStream | null): () => string {
+  let text = "";
+  stream?.setEncoding("utf8");
+  stream?.on("data", (chunk: string) => {
+    text = (text + chunk).slice(-STDERR_KEPT);
+  });
+  return () => text.trim();
+}
+
+/**
+ * Encodes the frames to an H.264 MP4 at `outputPath` with ffmpeg. Resolves
+ * when ffmpeg has written the file; on abort or any failure, kills every
+ * process of the render and rejects only after they have exited, so the
+ * caller can delete the partial file without a process writing it again.
+ */
+export async function encodeH264(
+  feed: FrameFeed,
+  options: EncodeOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  signal.throwIfAborted();
+  let failure: unknown;
+  let frameProcess: ChildProcess | undefined;
+  const ffmpeg = spawn(options.ffmpegPath, ffmpegArguments(options), { stdio: ["pipe", "ignore", "pipe"] });
+  if (ffmpeg.pid === undefined) {
+    const [error] = (await once(ffmpeg, "error")) as [Error];
+    throw new EncoderError(`ffmpeg could not start (${options.ffmpegPath}): ${error.message}`);
+  }
+  const fail = (error: unknown) => {
+    failure ??= error;
+    kill(ffmpeg);
+    kill(frameProcess);
+  };
+  const onAbort = () => fail(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const ffmpegErrors = tail(ffmpeg.stderr);
+  const ffmpegExit = exited(ffmpeg);
+  ffmpeg.on("error", (error) => fail(new EncoderError(`ffmpeg could not start: ${error.message}`)));
+  ffmpeg.stdin.on("error", (error) =>
+    fail(new EncoderError(`ffmpeg stopped reading frames: ${error.message}`)),
+  );
+  lowerPriority(ffmpeg, options.niceness);
+
+  const processes: Promise<unknown>[] = [ffmpegExit];
+  if (feed.kind === "process") {
+    processes.push(runFrameProcess(feed, ffmpeg.stdin, options, fail, (child) => (frameProcess = child)));
+  } else {
+    const frameBytes = options.size.width * options.size.height * 3;
+    processes.push(
+      writeFrames(feed.frames, ffmpeg.stdin, {
+        frameCount: options.frameCount,
+        frameBytes,
+        end: true,
+        stopped: () => failure !== undefined,
+      }).catch(fail),
+    );
+  }
+  await Promise.all(processes);
+  signal.removeEventListener("abort", onAbort);
+  if (failure !== undefined) throw failure;
+  const { code, signal: exitSignal } = await ffmpegExit;
+  if (code !== 0) throw new EncoderError(`ffmpeg exited with ${code ?? exitSignal}: ${ffmpegErrors()}`);
+}
+
+/**
+ * Starts the frame process with ffmpeg's stdin as its stdout, then lets go of
+ * this process's end of that pipe: ffmpeg sees the end of input exactly when
+ * the frame process exits. Resolves once it has exited.
+ */
+async function runFrameProcess(
+  feed: Extract<FrameFeed, { kind: "process" }>,
+  ffmpegInput: Writable,
+  options: EncodeOptions,
+  fail: (error: unknown) => void,
+  started: (child: ChildProcess) => void,
+): Promise<void> {
+  const child = fork(feed.launch.entry, [], {
+    execArgv: feed.launch.execArgv,
+    stdio: ["ignore", ffmpegInput, "pipe", "ipc"],
+    serialization: "advanced",
+  });
+  started(child);
+  ffmpegInput.destroy();
+  lowerPriority(child, options.niceness);
+  const errors = tail(child.stderr);
+  let report: FrameProcessReport | undefined;
+  child.on("message", (message: FrameProcessReport) => {
+    report = message;
+  });
+  child.on("error", (error) => fail(new EncoderError(`frame process failed: ${error.message}`)));
+  child.send(feed.job);
+  const { code, signal } = await exited(child);
+  if (report?.type === "error") {
+    const ErrorType = report.name === "InputImageError" ? InputImageError : EncoderError;
+    fail(new ErrorType(report.message));
+  } else if (code !== 0 || report?.type !== "done") {
+    fail(new EncoderError(`frame process exited with ${code ?? signal}: ${errors()}`));
+  }
 }

@@ -5,7 +5,8 @@ import type { AspectRatio, GenerationRequest } from "@genvideo/schema";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalVideoStorage } from "../video/local-video-storage.js";
-import { createSyntheticRenderer } from "./synthetic-renderer.js";
+import { locateFrameProcess } from "./frame-process-launcher.js";
+import { createSyntheticRenderer, type SyntheticRendererOptions } from "./synthetic-renderer.js";
 import { decodeFrame, meanAbsoluteError, probeVideo, topLevelBoxes } from "./testing/decode-video.js";
 
 // H.264 at CRF 20 plus 4:2:0 chroma subsampling loses a little; on smooth test
@@ -45,7 +46,7 @@ function requestOf(fields: Partial<GenerationRequest> & { prompt: string }): Gen
 async function renderFile(
   fields: Partial<GenerationRequest> & { prompt: string },
   aspectRatio: AspectRatio = "16:9",
-  options: { width?: number; fps?: number; durationSeconds?: number } = {},
+  options: Partial<Omit<SyntheticRendererOptions, "storage">> = {},
 ): Promise<string> {
   const renderer = createSyntheticRenderer({ storage, width: 160, fps: 12, durationSeconds: 1, ...options });
   const { videoKey } = await renderer.render(
@@ -124,33 +125,45 @@ describe("text to video", () => {
 });
 
 describe("frame to frame", () => {
-  it("starts on the fitted start image and ends on the fitted end image", async () => {
-    const start = await imageDataUri(
-      sceneSvg(400, 300, "#e04a1f", "#f6c24b", '<circle cx="120" cy="150" r="70" fill="#2a9d8f"/>'),
-      "jpeg",
-    );
-    const end = await imageDataUri(
-      sceneSvg(
-        300,
-        400,
-        "#1d3557",
-        "#a8dadc",
-        '<rect x="80" y="120" width="140" height="160" fill="#f1faee"/>',
-      ),
-    );
-    const path = await renderFile({ prompt: "sunset to night", start_frame: start, end_frame: end });
-    const [first, middle, last] = await Promise.all([
-      decodeFrame(path, 0, 160, 90),
-      decodeFrame(path, 6, 160, 90),
-      decodeFrame(path, 11, 160, 90),
-    ]);
-    const [startFitted, endFitted] = await Promise.all([fitted(start, 160, 90), fitted(end, 160, 90)]);
-    expect(meanAbsoluteError(first, startFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
-    expect(meanAbsoluteError(last, endFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
-    // The middle is a blend: far from both ends.
-    expect(meanAbsoluteError(middle, startFitted, 160)).toBeGreaterThan(15);
-    expect(meanAbsoluteError(middle, endFitted, 160)).toBeGreaterThan(15);
-  });
+  it.each([
+    ["a frame process", "process"],
+    ["this process", "in-process"],
+  ] as const)(
+    "starts on the fitted start image and ends on the fitted end image (frames made in %s)",
+    async (_, frameSynthesis) => {
+      const start = await imageDataUri(
+        sceneSvg(400, 300, "#e04a1f", "#f6c24b", '<circle cx="120" cy="150" r="70" fill="#2a9d8f"/>'),
+        "jpeg",
+      );
+      const end = await imageDataUri(
+        sceneSvg(
+          300,
+          400,
+          "#1d3557",
+          "#a8dadc",
+          '<rect x="80" y="120" width="140" height="160" fill="#f1faee"/>',
+        ),
+      );
+      const path = await renderFile(
+        { prompt: "sunset to night", start_frame: start, end_frame: end },
+        "16:9",
+        {
+          frameSynthesis,
+        },
+      );
+      const [first, middle, last] = await Promise.all([
+        decodeFrame(path, 0, 160, 90),
+        decodeFrame(path, 6, 160, 90),
+        decodeFrame(path, 11, 160, 90),
+      ]);
+      const [startFitted, endFitted] = await Promise.all([fitted(start, 160, 90), fitted(end, 160, 90)]);
+      expect(meanAbsoluteError(first, startFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
+      expect(meanAbsoluteError(last, endFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
+      // The middle is a blend: far from both ends.
+      expect(meanAbsoluteError(middle, startFitted, 160)).toBeGreaterThan(15);
+      expect(meanAbsoluteError(middle, endFitted, 160)).toBeGreaterThan(15);
+    },
+  );
 });
 
 describe("reference images", () => {
@@ -168,6 +181,12 @@ describe("reference images", () => {
     frames.forEach((frame, index) => {
       expect(meanAbsoluteError(frame, expected[index]!, 160, picture)).toBeLessThan(FRAME_MATCH_BOUND);
     });
+  });
+});
+
+describe("frame process", () => {
+  it("is found next to the sources, so tests exercise the default (out-of-process) path", () => {
+    expect(locateFrameProcess()?.entry).toMatch(/frame-process\.ts$/);
   });
 });
 

@@ -1,8 +1,9 @@
 import type { Renderer, RenderJob } from "@genvideo/engine";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 import { resolveFfmpegPath } from "./ffmpeg-path.js";
+import { locateFrameProcess } from "./frame-process-launcher.js";
 import { framesFor } from "./frame-sources.js";
-import { encodeH264 } from "./h264-encoder.js";
+import { encodeH264, type FrameFeed } from "./h264-encoder.js";
 import { outputSize } from "./output-geometry.js";
 
 export const DEFAULT_BASE_WIDTH = 640;
@@ -22,16 +23,26 @@ export interface SyntheticRendererOptions {
   /** The ffmpeg binary. Default `FFMPEG_PATH`, else the one inside `@ffmpeg-installer/ffmpeg`. */
   ffmpegPath?: string;
   /**
-   * Nice value added to ffmpeg (Unix), so encoders give way to the process
-   * answering requests on a busy machine. Default 10; 0 leaves it alone.
+   * Nice value of the render's processes (frame process and ffmpeg; Unix), so
+   * they give way to the process answering requests on a busy machine.
+   * Default 10; 0 leaves them alone.
    */
   encoderNiceness?: number;
+  /**
+   * Where frames are made: `"process"` (default) in a child Node process that
+   * writes straight into ffmpeg, or `"in-process"` on sharp's thread pool in
+   * this process (what "process" falls back to when its entry file is missing).
+   */
+  frameSynthesis?: "process" | "in-process";
+  /** Path of the frame process entry when it is not where the bundle puts it (`dist/renderer/frame-process.js`). */
+  frameProcessEntry?: string;
 }
 
 /**
  * The reference server's renderer: a real H.264 MP4 per task whose frames
- * follow the request (see docs/renderer.md). Frames are made on sharp's thread
- * pool and encoded by ffmpeg in a child process, so the event loop stays free.
+ * follow the request (see docs/renderer.md). Frames are made by sharp in a
+ * child Node process that writes them straight into ffmpeg's stdin, both at a
+ * lower CPU priority, so the server's event loop only starts them and waits.
  *
  * @example
  * const storage = new LocalVideoStorage({ dir, publicUrl, signingKey });
@@ -53,6 +64,8 @@ export function createSyntheticRenderer(options: SyntheticRendererOptions): Rend
   const ffmpegPath = options.ffmpegPath ?? resolveFfmpegPath();
   const niceness = options.encoderNiceness ?? DEFAULT_ENCODER_NICENESS;
   const { storage } = options;
+  const frameProcess =
+    options.frameSynthesis === "in-process" ? undefined : locateFrameProcess(options.frameProcessEntry);
 
   return {
     async render(job: RenderJob, signal: AbortSignal): Promise<{ videoKey: string }> {
@@ -60,9 +73,11 @@ export function createSyntheticRenderer(options: SyntheticRendererOptions): Rend
       const size = outputSize(job.aspectRatio, baseWidth);
       const outputPath = await storage.stagingPath(job.taskId);
       try {
-        const frames = await framesFor(job.request, { size, frameCount, fps });
-        signal.throwIfAborted();
-        await encodeH264(frames, { ffmpegPath, size, fps, frameCount, outputPath, niceness }, signal);
+        const plan = { size, frameCount, fps };
+        const feed: FrameFeed = frameProcess
+          ? { kind: "process", launch: frameProcess, job: { request: job.request, ...plan } }
+          : { kind: "in-process", frames: await framesFor(job.request, plan) };
+        await encodeH264(feed, { ffmpegPath, size, fps, frameCount, outputPath, niceness }, signal);
         signal.throwIfAborted();
         return await storage.put(job.taskId, outputPath);
       } catch (error) {

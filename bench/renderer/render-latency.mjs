@@ -1,0 +1,150 @@
+// Benchmark of the synthetic renderer (issue 4): render time of the default
+// clip, and status-read latency while renders run. Not part of the test suite.
+//   node bench/renderer/render-latency.mjs [--seconds 8] [--rounds 3] [--rate 200] [--runs 3] [--in-process]
+// It bundles the renderer from apps/server/src with esbuild (the sources use
+// .js specifiers for .ts files, which Node alone cannot resolve), serves a
+// status-read-like Hono route on loopback in this process, and drives it from
+// a separate client process at a fixed rate: idle, then with 2 renders looping.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import { serve } from "@hono/node-server";
+import * as esbuild from "esbuild";
+import { Hono } from "hono";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const serverRoot = join(here, "..", "..", "apps", "server");
+const { values: options } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "8" },
+    rounds: { type: "string", default: "3" },
+    rate: { type: "string", default: "200" },
+    runs: { type: "string", default: "3" },
+    "in-process": { type: "boolean", default: false },
+  },
+});
+
+// Bundled next to apps/server's node_modules so sharp and ffmpeg resolve from there.
+const bundleDir = join(serverRoot, "node_modules", ".cache", "genvideo-bench");
+await mkdir(bundleDir, { recursive: true });
+// Same layout as the server's dist: the frame process entry at ./renderer/frame-process.js.
+await esbuild.build({
+  entryPoints: [
+    { in: join(serverRoot, "src/renderer/index.ts"), out: "renderer-index" },
+    { in: join(serverRoot, "src/video/index.ts"), out: "video-index" },
+    { in: join(serverRoot, "src/renderer/frame-process.ts"), out: "renderer/frame-process" },
+  ],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  packages: "external",
+  outdir: bundleDir,
+  logLevel: "warning",
+});
+const { createSyntheticRenderer } = await import(pathToFileURL(join(bundleDir, "renderer-index.js")).href);
+const { LocalVideoStorage } = await import(pathToFileURL(join(bundleDir, "video-index.js")).href);
+
+const dataDir = await mkdtemp(join(tmpdir(), "genvideo-bench-"));
+const storage = new LocalVideoStorage({ dir: dataDir, publicUrl: "http://127.0.0.1", signingKey: "bench" });
+const frameSynthesis = process.argv.includes("--in-process") ? "in-process" : "process";
+const renderer = createSyntheticRenderer({ storage, frameSynthesis });
+let taskNumber = 0;
+const request = (prompt) => ({ prompt, model_type: "gen-3-fast", aspect_ratio: "16:9" });
+async function renderOnce(prompt) {
+  taskNumber++;
+  const taskId = `00000000-0000-4000-8000-${String(taskNumber).padStart(12, "0")}`;
+  const started = performance.now();
+  const { videoKey } = await renderer.render(
+    { taskId, request: request(prompt), aspectRatio: "16:9" },
+    new AbortController().signal,
+  );
+  await storage.delete(videoKey);
+  return performance.now() - started;
+}
+
+// A status read as the engine answers it: look a task up, serialise a small JSON body.
+const tasks = new Map([["t", { status: "processing", task_id: "t", message: "Generating", progress: 40 }]]);
+const app = new Hono().get("/api/gen/status/:id", (c) => c.json(tasks.get(c.req.param("id")) ?? {}));
+const server = await new Promise((resolve) => {
+  const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+});
+const statusUrl = `http://127.0.0.1:${server.address().port}/api/gen/status/t`;
+
+const run = promisify(execFile);
+async function measureStatusReads() {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const { stdout } = await run(process.execPath, [
+    join(here, "status-load.mjs"),
+    statusUrl,
+    options.rate,
+    options.seconds,
+  ]);
+  loop.disable();
+  return { ...JSON.parse(stdout), loopDelayP99: loop.percentile(99) / 1e6 };
+}
+
+const round = (value) => Math.round(value * 100) / 100;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+console.log(
+  `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), frames made: ${frameSynthesis}`,
+);
+await renderOnce("warm-up");
+
+const renderTimes = [];
+for (let index = 0; index < Number(options.runs); index++)
+  renderTimes.push(await renderOnce(`default clip ${index}`));
+console.log(
+  `default clip (640x360, 5 s, 24 fps, text to video): median ${Math.round(median(renderTimes))} ms ` +
+    `(runs: ${renderTimes.map(Math.round).join(", ")} ms)`,
+);
+
+// Idle and busy phases alternate over several rounds, so a burst of unrelated
+// load on the machine shows up as one noisy round rather than as the result.
+async function busyPhase() {
+  let rendering = true;
+  const times = [];
+  const loops = [0, 1].map(async (lane) => {
+    while (rendering) times.push(await renderOnce(`busy lane ${lane} ${taskNumber}`));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const result = await measureStatusReads();
+  rendering = false;
+  await Promise.all(loops);
+  return { ...result, renders: times.length, renderMedian: median(times) };
+}
+
+const describe = (name, result) =>
+  `${name}: p50 ${round(result.p50)} ms, p90 ${round(result.p90)} ms, p99 ${round(result.p99)} ms, ` +
+  `max ${round(result.max)} ms, event-loop delay p99 ${round(result.loopDelayP99)} ms ` +
+  `(${result.requests} reads, ${result.errors} errors)` +
+  (result.renders === undefined
+    ? ""
+    : `, ${result.renders} renders done, ${Math.round(result.renderMedian)} ms each`);
+console.log(`status reads at ${options.rate}/s, ${options.seconds} s per phase, ${options.rounds} rounds`);
+const idle = [];
+const busy = [];
+for (let round = 1; round <= Number(options.rounds); round++) {
+  idle.push(await measureStatusReads());
+  console.log(`  round ${round} ${describe("idle", idle.at(-1))}`);
+  busy.push(await busyPhase());
+  console.log(`  round ${round} ${describe("during 2 renders", busy.at(-1))}`);
+}
+const idleP99 = median(idle.map((result) => result.p99));
+const busyP99 = median(busy.map((result) => result.p99));
+const idleLoop = median(idle.map((result) => result.loopDelayP99));
+const busyLoop = median(busy.map((result) => result.loopDelayP99));
+console.log(
+  `median p99: idle ${round(idleP99)} ms, during 2 renders ${round(busyP99)} ms, ratio ${round(busyP99 / idleP99)}`,
+);
+console.log(
+  `median event-loop delay p99: idle ${round(idleLoop)} ms, during 2 renders ${round(busyLoop)} ms, ratio ${round(busyLoop / idleLoop)}`,
+);
+
+server.close();
+await rm(dataDir, { recursive: true, force: true });
