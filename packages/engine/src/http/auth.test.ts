@@ -127,3 +127,30 @@ describe("API key lifecycle", () => {
     expect(listed[1]?.prefix).toBe(created.key.slice(0, 11));
   });
 });
+
+describe("request log", () => {
+  it("logs one line per request with its id, never the key, even one sent in the query", async () => {
+    const entries: Record<string, unknown>[] = [];
+    const h = await createHarness({ logger: { request: (entry) => entries.push({ ...entry }) } });
+    await h.call("GET", `/api/gen/account?api_key=${h.apiKey}`);
+    await h.call("GET", "/api/gen/account", { key: null });
+    expect(entries).toEqual([
+      {
+        requestId: expect.stringMatching(/^req_/),
+        method: "GET",
+        path: "/api/gen/account",
+        status: 200,
+        durationMs: expect.any(Number),
+        accountId: h.accountId,
+      },
+      {
+        requestId: expect.stringMatching(/^req_/),
+        method: "GET",
+        path: "/api/gen/account",
+        status: 401,
+        durationMs: expect.any(Number),
+      },
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(h.apiKey);
+  });
+});

@@ -60,6 +60,7 @@ export async function startIdempotent(
     throw new ApiError(
       "IDEMPOTENCY_IN_PROGRESS",
       "A request with this Idempotency-Key is still being processed; retry after it has finished.",
+      { headers: { "Retry-After": "1" } },
     );
   });
 }

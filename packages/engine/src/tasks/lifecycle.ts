@@ -2,6 +2,7 @@ import type { FailureCode } from "@genvideo/schema";
 import { refundTask } from "../credits/ledger.js";
 import type { StoreTransaction, TaskRecord } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
+import { progressOf } from "./status-view.js";
 
 /** States a task can still leave. */
 export const ACTIVE_STATES = ["queued", "processing"] as const;
@@ -50,6 +51,8 @@ export async function failTask(
     {
       state: "failed",
       failureCode: code,
+      // The status endpoint keeps showing how far it got.
+      progress: progressOf(task, now),
       updatedAt: now,
       completedAt: now,
       leaseOwner: null,
