@@ -14,6 +14,8 @@ export function genvideoBuild(entry: Options["entry"] = ["src/index.ts"], overri
     clean: false,
     dts: false,
     treeshake: true,
+    // tsup strips `node:` by default, which breaks prefix-only builtins such as `node:sqlite`.
+    removeNodeProtocol: false,
     ...overrides,
   });
 }
