@@ -240,6 +240,11 @@ describe("validateGenerationRequest: refusals, each with its path and message", 
       ],
     ],
     [
+      "a callback URL without a host",
+      { prompt: "x", callback_url: "mailto:hooks@example.com" },
+      [{ path: "callback_url", message: /^callback_url must be an absolute URL/ }],
+    ],
+    [
       "a callback URL with spaces",
       { prompt: "x", callback_url: " https://example.com/hook" },
       [{ path: "callback_url", message: /^callback_url must be an absolute URL/ }],

@@ -96,7 +96,7 @@ function isAbsoluteUrl(text: string): boolean {
   for (const character of text) if (character <= " " || character === "\u007f") return false;
   try {
     const url = new URL(text);
-    return url.host !== "" && text.startsWith(`${url.protocol}//`);
+    return url.host !== "" && text.toLowerCase().startsWith(`${url.protocol}//`);
   } catch {
     return false;
   }
