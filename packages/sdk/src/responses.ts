@@ -32,19 +32,38 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function firstIssue(record: Record<string, unknown>, fields: Record<string, string>): string | undefined {
-  for (const [field, type] of Object.entries(fields)) {
+/** Expected `typeof` (or `null`) per field; built once, since status reads are the hot path. */
+type FieldTypes = [field: string, types: string[]][];
+
+function fieldTypes(fields: Record<string, string>): FieldTypes {
+  return Object.entries(fields).map(([field, types]) => [field, types.split("|")]);
+}
+
+function firstIssue(record: Record<string, unknown>, fields: FieldTypes): string | undefined {
+  for (const [field, types] of fields) {
     const value = record[field];
     const actual = value === null ? "null" : typeof value;
-    if (!type.split("|").includes(actual)) return `${field}: expected ${type}, got ${actual}`;
+    if (!types.includes(actual)) return `${field}: expected ${types.join(" or ")}, got ${actual}`;
   }
   return undefined;
 }
 
+const createFields = fieldTypes({ success: "boolean", message: "string", task_id: "string" });
+const statusFields = fieldTypes({
+  status: "string",
+  task_id: "string",
+  message: "string",
+  progress: "number|undefined",
+  created_at: "string|undefined",
+  updated_at: "string|undefined",
+});
+const urlField = fieldTypes({ video_url: "string" });
+const nullUrlField = fieldTypes({ video_url: "null" });
+
 /** Checks a create response. */
 export function parseCreateTaskResponse(value: unknown): Parsed<CreateTaskResponse> {
   if (!isRecord(value)) return { issue: "expected an object" };
-  const issue = firstIssue(value, { success: "boolean", message: "string", task_id: "string" });
+  const issue = firstIssue(value, createFields);
   if (issue) return { issue };
   return value.success === true
     ? { value: value as unknown as CreateTaskResponse }
@@ -55,25 +74,16 @@ export function parseCreateTaskResponse(value: unknown): Parsed<CreateTaskRespon
 export function parseTaskStatus(value: unknown): Parsed<TaskStatusResponse> {
   if (!isRecord(value)) return { issue: "expected an object" };
   const issue =
-    firstIssue(value, {
-      status: "string",
-      task_id: "string",
-      message: "string",
-      progress: "number|undefined",
-      created_at: "string|undefined",
-      updated_at: "string|undefined",
-    }) ??
-    (value.status === "completed" ? firstIssue(value, { video_url: "string" }) : undefined) ??
-    (value.status === "failed" ? firstIssue(value, { video_url: "null" }) : undefined);
+    firstIssue(value, statusFields) ??
+    (value.status === "completed" ? firstIssue(value, urlField) : undefined) ??
+    (value.status === "failed" ? firstIssue(value, nullUrlField) : undefined);
   return issue ? { issue } : { value: value as unknown as TaskStatusResponse };
 }
 
 /** Checks a webhook payload: success carries a URL, a failure carries `null`. */
 export function parseWebhookPayload(value: unknown): Parsed<WebhookPayload> {
   if (!isRecord(value)) return { issue: "expected an object" };
-  const issue =
-    firstIssue(value, { success: "boolean", message: "string", task_id: "string" }) ??
-    firstIssue(value, { video_url: value.success ? "string" : "null" });
+  const issue = firstIssue(value, createFields) ?? firstIssue(value, value.success ? urlField : nullUrlField);
   return issue ? { issue } : { value: value as unknown as WebhookPayload };
 }
 

@@ -13,8 +13,11 @@ import {
 import { ConnectionError, RequestTimeoutError, ResponseValidationError } from "./request-errors.js";
 import { readErrorBody } from "./responses.js";
 
-/** Statuses worth another attempt: the service may answer differently a moment later. */
-const retryStatusCodes: number[] = [408, 409, 429, ...Array.from({ length: 100 }, (_, index) => 500 + index)];
+/**
+ * Statuses worth another attempt: the service may answer differently a moment later. Any other 5xx
+ * is retried too (see `shouldRetry`); the list stays short because ky copies it on every call.
+ */
+const retryStatusCodes: number[] = [408, 409, 429, 500, 502, 503, 504];
 /** A `Retry-After` longer than this is shortened to it, so one call never sleeps for long. */
 export const maxRetryAfter = 60_000;
 /** ky rejects timers beyond this (the largest 32-bit signed delay). */
@@ -110,6 +113,7 @@ export function createTransport(settings: TransportSettings): Transport {
       backoffLimit: 8000,
       delay: (attempt) => 500 * 2 ** (attempt - 1),
       jitter: (delay) => delay * (0.5 + Math.random() / 2),
+      shouldRetry,
     },
   });
 
@@ -123,19 +127,8 @@ export function createTransport(settings: TransportSettings): Transport {
       // One budget for the whole call: an attempt may use all of it, retries only what is left.
       timeout: budget,
       totalTimeout: budget,
+      context: { deadline } satisfies CallContext,
       ...(idempotencyKey ? { headers: { "idempotency-key": idempotencyKey } } : {}),
-      retry: {
-        shouldRetry: ({ error }) => {
-          if (method === "POST" && !idempotencyKey) {
-            return isNetworkError(error) && isProvablyUnsent(error) ? undefined : false;
-          }
-          // Waiting past the deadline only to time out hides the service's answer; report it now.
-          const wait = isHTTPError(error) ? readRetryAfter(error.response.headers) : undefined;
-          return wait !== undefined && Math.min(wait, maxRetryAfter) >= deadline - Date.now()
-            ? false
-            : undefined;
-        },
-      },
     });
     try {
       const data: unknown = await pending.json();
@@ -151,6 +144,30 @@ export function createTransport(settings: TransportSettings): Transport {
       throw toGenVideoError(error, budget);
     }
   };
+}
+
+/** What `shouldRetry` needs to know about the call, passed through ky's `context` option. */
+interface CallContext {
+  deadline: number;
+}
+
+/**
+ * The SDK's retry rules on top of ky's defaults (`undefined` lets ky decide, `false` vetoes):
+ * a POST without an idempotency key is retried only when it provably never left; a wait that would
+ * outlast the call's deadline is skipped so the service's answer is reported at once; every 5xx
+ * is retried, not only those listed.
+ */
+function shouldRetry({ error }: { error: Error }): boolean | undefined {
+  const request = (error as { request?: Request }).request;
+  if (request?.method === "POST" && !request.headers.has("idempotency-key")) {
+    return isNetworkError(error) && isProvablyUnsent(error) ? undefined : false;
+  }
+  if (!isHTTPError(error)) return undefined;
+  const { deadline } = (error.options.context ?? {}) as Partial<CallContext>;
+  const wait = readRetryAfter(error.response.headers);
+  if (deadline && wait !== undefined && Math.min(wait, maxRetryAfter) >= deadline - Date.now()) return false;
+  const { status } = error.response;
+  return status >= 500 && !retryStatusCodes.includes(status) ? true : undefined;
 }
 
 /** Maps ky's errors to the SDK's; anything else (a bug, a caller's fetch throwing) passes through. */
