@@ -37,11 +37,12 @@ function quoted(values: readonly string[]): string {
 }
 
 // null is named apart because JSON clients often send it for "not set"; leaving the field out is the fix.
-function typeError(what: string, optional = true) {
+function typeError(field: string, expectation: string, { optional = true } = {}) {
   return (issue: { input?: unknown }): string => {
-    if (issue.input === undefined) return `${what.split(" ")[0]} is required.`;
-    if (issue.input === null && optional) return `${what}; leave the field out instead of sending null.`;
-    return `${what}.`;
+    if (issue.input === undefined) return `${field} is required.`;
+    const sentence = `${field} must be ${expectation}`;
+    if (issue.input === null && optional) return `${sentence}; leave the field out instead of sending null.`;
+    return `${sentence}.`;
   };
 }
 
@@ -51,7 +52,7 @@ function codePointLength(text: string): number {
   return length;
 }
 
-const PromptSchema = z.string({ error: typeError("prompt must be a string", false) }).check(
+const PromptSchema = z.string({ error: typeError("prompt", "a string", { optional: false }) }).check(
   z.trim(),
   z.superRefine((prompt, context) => {
     const length = codePointLength(prompt);
@@ -66,15 +67,15 @@ const PromptSchema = z.string({ error: typeError("prompt must be a string", fals
   }),
 );
 
-const ImageDataUriSchema = (what: string) =>
-  z.string({ error: typeError(`${what} must be a string holding an image data URI`) }).check(
+const ImageDataUriSchema = (field: string) =>
+  z.string({ error: typeError(field, "a string holding an image data URI") }).check(
     z.superRefine((value, context) => {
       const image = inspectImageDataUri(value);
       if (!image.ok) context.addIssue({ code: "custom", message: image.message });
     }),
   );
 
-const CallbackUrlSchema = z.string({ error: typeError("callback_url must be a string") }).check(
+const CallbackUrlSchema = z.string({ error: typeError("callback_url", "a string") }).check(
   z.superRefine((url, context) => {
     if (url.length > CALLBACK_URL_MAX_LENGTH) {
       context.addIssue({
@@ -105,7 +106,8 @@ function isAbsoluteUrl(text: string): boolean {
 const ReferenceImagesSchema = z
   .array(ImageDataUriSchema("Each reference image"), {
     error: typeError(
-      `reference_images must be an array of ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT} image data URIs`,
+      "reference_images",
+      `an array of ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT} image data URIs`,
     ),
   })
   .check(
@@ -177,12 +179,12 @@ export const GenerationRequestSchema = z
       prompt: PromptSchema,
       model_type: z._default(
         z.enum(MODEL_TYPES as readonly [ModelType, ...ModelType[]], {
-          error: typeError(`model_type must be ${quoted(MODEL_TYPES)}`),
+          error: typeError("model_type", quoted(MODEL_TYPES)),
         }),
         DEFAULT_MODEL_TYPE,
       ),
       aspect_ratio: z._default(
-        z.enum(ASPECT_RATIOS, { error: typeError(`aspect_ratio must be ${quoted(ASPECT_RATIOS)}`) }),
+        z.enum(ASPECT_RATIOS, { error: typeError("aspect_ratio", quoted(ASPECT_RATIOS)) }),
         DEFAULT_ASPECT_RATIO,
       ),
       start_frame: z.optional(ImageDataUriSchema("start_frame")),
