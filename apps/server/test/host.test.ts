@@ -1,0 +1,145 @@
+/**
+ * The host around the API: first start, health and docs routes, logs that
+ * never carry a secret, configuration errors, and graceful shutdown.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createTask } from "./support/api.js";
+import {
+  cliCommand,
+  removeDataDir,
+  runCli,
+  serverEnvironment,
+  startServer,
+  TEST_API_KEY,
+  TEST_WEBHOOK_SECRET,
+  temporaryDataDir,
+} from "./support/server-process.js";
+
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) removeDataDir(directory);
+});
+
+function scratch(): string {
+  const directory = temporaryDataDir();
+  directories.push(directory);
+  return directory;
+}
+
+describe("first start", () => {
+  it("creates the default account and prints its key and secret once, on the first start only", async () => {
+    const dataDir = scratch();
+    const first = await startServer({ dataDir, bootstrap: false, env: { GENVIDEO_RENDERER: "fixture" } });
+    const lines = first.output().split("\n");
+    const keys = lines.filter((line) => /^gen_sk_[0-9A-Za-z]{38}$/.test(line));
+    const secrets = lines.filter((line) => /^whsec_[A-Za-z0-9+/=]+$/.test(line));
+    expect(keys).toHaveLength(1);
+    expect(secrets).toHaveLength(1);
+    const key = keys[0]!;
+    const account = await first.api("/api/gen/account", { key });
+    expect(await account.json()).toMatchObject({ name: "default", credits: 1000 });
+    expect(await first.stop()).toBe(0);
+
+    const second = await startServer({ dataDir, bootstrap: false, env: { GENVIDEO_RENDERER: "fixture" } });
+    expect(second.output()).not.toMatch(/gen_sk_|whsec_/);
+    expect((await second.api("/api/gen/account", { key })).status).toBe(200);
+    expect(await second.stop()).toBe(0);
+  });
+
+  it("puts ./.genvideo where the user ran the command (INIT_CWD), not in the package", async () => {
+    const invocation = scratch();
+    const packageDir = scratch();
+    const env = serverEnvironment(invocation, { INIT_CWD: invocation }, false);
+    delete (env as Record<string, string | undefined>).GENVIDEO_DATA_DIR;
+    const result = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [...cliCommand(), "accounts", "list"], { cwd: packageDir, env });
+      child.once("exit", resolve);
+    });
+    expect(result).toBe(0);
+    expect(existsSync(join(invocation, ".genvideo", "genvideo.db"))).toBe(true);
+    expect(existsSync(join(packageDir, ".genvideo"))).toBe(false);
+  });
+});
+
+describe("host routes, logs and shutdown", () => {
+  it("serves health, readiness, the OpenAPI document and docs; logs every request without secrets", async () => {
+    const server = await startServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_TIME_SCALE: "600" } });
+    directories.push(server.dataDir);
+    expect(await (await server.fetch("/healthz")).json()).toEqual({ status: "ok" });
+    expect(await (await server.fetch("/readyz")).json()).toEqual({ status: "ready" });
+    const openapi = await server.fetch("/openapi.json");
+    if (openapi.status === 200) {
+      const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> };
+      expect(document.openapi).toMatch(/^3\.1/);
+      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/api/gen/generate"]));
+      const docs = await server.fetch("/docs");
+      expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+      const html = await docs.text();
+      expect(html).toContain("/api/gen/generate");
+      expect(html).not.toMatch(/<script[^>]+src=/);
+    }
+
+    // The key goes everywhere a careless logger might pick it up.
+    await createTask(server, { prompt: "log me", callback_url: "https://127.0.0.1/x" }).catch(
+      () => undefined,
+    );
+    await createTask(server, { prompt: "log me too" });
+    await server.fetch(`/api/gen/account?api_key=${TEST_API_KEY}`);
+    await server.fetch(`/docs?key=${TEST_API_KEY}`);
+    await server.fetch("/api/gen/account", { headers: { authorization: `Basic ${TEST_API_KEY}` } });
+    await server.fetch("/api/gen/account", { headers: { authorization: `Bearer ${TEST_API_KEY}x` } });
+    await server.api("/api/gen/status/not-a-uuid", { headers: { "x-api-key": TEST_API_KEY } });
+    expect(await server.stop()).toBe(0);
+
+    const output = server.output();
+    expect(output).not.toContain(TEST_API_KEY);
+    expect(output).not.toContain(TEST_WEBHOOK_SECRET);
+    const requests = server.logRecords().filter((record) => record.msg === "request");
+    expect(requests.length).toBeGreaterThanOrEqual(8);
+    for (const record of requests) {
+      expect(record).toMatchObject({
+        level: "info",
+        requestId: expect.any(String),
+        method: expect.stringMatching(/^(GET|POST)$/),
+        path: expect.stringMatching(/^\//),
+        status: expect.any(Number),
+        durationMs: expect.any(Number),
+      });
+      expect(record.path).not.toContain("?");
+    }
+    expect(server.logRecords().map((record) => record.msg)).toEqual(
+      expect.arrayContaining(["listening", "shutting down", "stopped"]),
+    );
+  });
+
+  it.each([
+    [{ PORT: "http" }, /^genvideo-server: PORT must be a whole number/],
+    [
+      { GENVIDEO_DATABASE_URL: "postgres://db/genvideo" },
+      /^genvideo-server: GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/,
+    ],
+    [{ GENVIDEO_TIME_SCALE: "-1" }, /^genvideo-server: GENVIDEO_TIME_SCALE must be/],
+    [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^genvideo-server: GENVIDEO_BOOTSTRAP_API_KEY must be/],
+  ])("bad configuration %o stops the start with one line and exit code 2", async (env, message) => {
+    const result = await runCli(["start"], scratch(), env);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr.trim()).toMatch(message);
+    expect(result.stdout).toBe("");
+  });
+
+  it("prints usage with --help, and exits 2 on an unknown command", async () => {
+    const help = await runCli(["--help"], scratch());
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: genvideo-server <command>");
+    for (const command of ["start", "accounts create", "keys rotate", "webhooks redeliver"]) {
+      expect(help.stdout).toContain(command);
+    }
+    const unknown = await runCli(["launch"], scratch());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "launch"');
+  });
+});
