@@ -1,6 +1,6 @@
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import type { Writable } from "node:stream";
 import type { FrameJob, FrameProcessReport } from "./frame-process.js";
 import type { FrameProcessLaunch } from "./frame-process-launcher.js";
@@ -15,7 +15,7 @@ export interface EncodeOptions {
   fps: number;
   frameCount: number;
   outputPath: string;
-  /** Nice value given to the render's processes, so they yield the CPU to request handling. */
+  /** Added to this process's nice value for the render's processes, so they yield the CPU to request handling. */
   niceness: number;
 }
 
@@ -58,10 +58,11 @@ export function ffmpegArguments(options: EncodeOptions): string[] {
   ];
 }
 
+/** Relative to this process's own nice value, so a server started with `nice` keeps the gap. */
 function lowerPriority(child: ChildProcess, niceness: number): void {
   if (child.pid === undefined || niceness === 0) return;
   try {
-    setPriority(child.pid, niceness);
+    setPriority(child.pid, Math.min(19, getPriority() + niceness));
   } catch {
     // A courtesy to the event loop; rendering works without it.
   }

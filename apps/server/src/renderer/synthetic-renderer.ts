@@ -23,9 +23,9 @@ export interface SyntheticRendererOptions {
   /** The ffmpeg binary. Default `FFMPEG_PATH`, else the one inside `@ffmpeg-installer/ffmpeg`. */
   ffmpegPath?: string;
   /**
-   * Nice value of the render's processes (frame process and ffmpeg; Unix), so
-   * they give way to the process answering requests on a busy machine.
-   * Default 10; 0 leaves them alone.
+   * Added to the server's nice value for the render's processes (frame
+   * process and ffmpeg; Unix), so they give way to the process answering
+   * requests on a busy machine. Default 10; 0 leaves them at the server's.
    */
   encoderNiceness?: number;
   /**
