@@ -13,7 +13,7 @@ const apiKey = "gen_sk_bench";
 if (process.argv[2] === "--serve") {
   const { createServer } = await import("node:http");
   const body = JSON.stringify({ status: "processing", task_id: taskId, message: "Generating", progress: 42 });
-  const server = createServer((request, response) => {
+  const server = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "application/json", "x-request-id": "req_bench" });
     response.end(body);
   });

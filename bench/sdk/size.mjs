@@ -1,0 +1,49 @@
+// Bundle size of @genvideo/sdk next to the SDKs its issue names, measured the same way for all:
+// the whole public surface (`export * from "<package>"`) with every dependency, bundled by esbuild
+// for the browser platform (the stricter of the two: no Node built-ins may be left external),
+// minified, then gzipped at level 9. Run after `pnpm --filter @genvideo/sdk build`:
+//   node bench/sdk/size.mjs [--json]
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const packages = ["@genvideo/sdk", "openai", "replicate", "@runwayml/sdk", "@fal-ai/client"];
+const benchDirectory = new URL("..", import.meta.url).pathname;
+
+async function measure(name) {
+  const result = await build({
+    stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: benchDirectory, loader: "js" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2023",
+    write: false,
+    logLevel: "silent",
+  });
+  const code = result.outputFiles[0].contents;
+  return { name, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length };
+}
+
+const results = [];
+for (const name of packages) {
+  try {
+    results.push(await measure(name));
+  } catch (error) {
+    results.push({ name, error: error.message.split("\n")[0] });
+  }
+}
+
+if (process.argv.includes("--json")) {
+  console.log(JSON.stringify(results, null, 2));
+} else {
+  const kilobytes = (bytes) => `${(bytes / 1024).toFixed(1)} KB`.padStart(9);
+  const ours = results[0].gzipped;
+  console.log(`${"package".padEnd(16)} ${"min".padStart(9)} ${"min+gzip".padStart(9)}  vs @genvideo/sdk`);
+  for (const { name, minified, gzipped, error } of results) {
+    if (error) console.log(`${name.padEnd(16)} failed to bundle: ${error}`);
+    else
+      console.log(
+        `${name.padEnd(16)} ${kilobytes(minified)} ${kilobytes(gzipped)}  ${(gzipped / ours).toFixed(1)}x`,
+      );
+  }
+}
