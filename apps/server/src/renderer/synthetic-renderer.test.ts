@@ -216,7 +216,7 @@ describe("failures", () => {
     ).rejects.toThrow(/ffmpeg/);
   });
 
-  it("stops on abort: ffmpeg is killed, the promise rejects and no partial file remains", async () => {
+  it("stops on abort: ffmpeg and the frame process are killed, the promise rejects and no partial file remains", async () => {
     const renderer = createSyntheticRenderer({ storage, width: 640, fps: 24, durationSeconds: 60 });
     const controller = new AbortController();
     const taskId = nextTaskId();
@@ -224,8 +224,8 @@ describe("failures", () => {
       { taskId, request: requestOf({ prompt: "long" }), aspectRatio: "16:9" },
       controller.signal,
     );
-    await waitFor(async () => (await encodersFor(taskId)).length > 0);
-    const pids = await encodersFor(taskId);
+    await waitFor(async () => (await encodersFor(taskId)).length > 0 && (await frameProcesses()).length > 0);
+    const pids = [...(await encodersFor(taskId)), ...(await frameProcesses())];
     controller.abort(new DOMException("deadline", "AbortError"));
     await expect(rendering).rejects.toThrow("deadline");
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
@@ -241,6 +241,19 @@ async function encodersFor(taskId: string): Promise<number[]> {
     if (!/^\d+$/.test(entry)) continue;
     const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
     if (commandLine.includes("ffmpeg") && commandLine.includes(taskId)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Frame processes started by this test process (Linux /proc). */
+async function frameProcesses(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const parent = Number(status.slice(status.lastIndexOf(")") + 2).split(" ")[1]);
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (parent === process.pid && commandLine.includes("frame-process")) pids.push(Number(entry));
   }
   return pids;
 }
