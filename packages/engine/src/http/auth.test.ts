@@ -56,6 +56,21 @@ describe("authentication (spec section 5)", () => {
     }
   });
 
+  it("refuses a key with a bad checksum without touching the store", async () => {
+    const h = await createHarness();
+    const original = h.store.transaction.bind(h.store);
+    let transactions = 0;
+    h.store.transaction = (work) => {
+      transactions++;
+      return original(work);
+    };
+    const badChecksum = `${h.apiKey.slice(0, -1)}${h.apiKey.endsWith("0") ? "1" : "0"}`;
+    expect((await h.call("GET", "/api/gen/account", { key: badChecksum })).status).toBe(401);
+    expect(transactions).toBe(0);
+    expect((await h.call("GET", "/api/gen/account")).status).toBe(200);
+    expect(transactions).toBeGreaterThan(0);
+  });
+
   it("never reads a key from the query string", async () => {
     const h = await createHarness();
     const response = await h.call("GET", `/api/gen/account?api_key=${h.apiKey}&key=${h.apiKey}`, {

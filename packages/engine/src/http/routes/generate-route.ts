@@ -13,15 +13,16 @@ import { readJsonBody } from "../read-json-body.js";
 
 /**
  * `POST /api/gen/generate`. Checks run cheapest first: media type, size,
- * JSON, fields, then the Idempotency-Key, then the callback target (may
- * resolve DNS), then credits in the creating transaction.
+ * JSON, the Idempotency-Key's shape, fields; then the key's history (so an
+ * invalid body gets its 400 even with a used key, and is never remembered),
+ * the callback target (may resolve DNS), and credits in the creating transaction.
  */
 export function generateRoute(services: HttpServices): Handler<EngineEnv> {
   const { store, clock, config } = services;
   return async (c) => {
     const accountId = c.var.caller.account.id;
-    const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
+    const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     const validation = validateGenerationRequest(body);
     if (!validation.success) {
       throw new ApiError("INVALID_REQUEST", describeIssues(validation.issues), { issues: validation.issues });
