@@ -10,6 +10,7 @@ import type {
   WebhookEventRecord,
   WebhookSecretRecord,
 } from "../ports.js";
+import { byCreation, copy, undoableWrites } from "./undo-journal.js";
 
 interface MemoryTables {
   accounts: Map<string, AccountRecord>;
@@ -21,21 +22,6 @@ interface MemoryTables {
   webhookEvents: Map<string, WebhookEventRecord>;
   webhookAttempts: WebhookAttemptRecord[];
 }
-
-/**
- * Copies a record on its way in or out, so callers never hold a reference into
- * the tables (a mutation outside a transaction would escape rollback). The
- * request, images included, is never mutated and is shared, not copied.
- */
-function copy<T extends object>(record: T): T {
-  const result = { ...record };
-  if ("scenario" in result) (result as { scenario: object }).scenario = { ...(result.scenario as object) };
-  return result;
-}
-
-// Sorting is stable and Maps keep insertion order, so records created in the
-// same millisecond stay in the order they were inserted.
-const byCreation = (a: { createdAt: number }, b: { createdAt: number }) => a.createdAt - b.createdAt;
 
 /**
  * The in-memory `Store` of tests and the msw mock. Transactions run one at a
@@ -91,21 +77,7 @@ function memoryTransaction(
   function guard() {
     if (!isOpen()) throw new Error("transaction already ended: a store call escaped its transaction");
   }
-  function put<V extends object>(map: Map<string, V>, key: string, value: V) {
-    const previous = map.get(key);
-    undo.push(() => (previous === undefined ? map.delete(key) : map.set(key, previous)));
-    map.set(key, copy(value));
-  }
-  function remove<V>(map: Map<string, V>, key: string) {
-    const previous = map.get(key);
-    if (previous === undefined) return;
-    undo.push(() => map.set(key, previous));
-    map.delete(key);
-  }
-  function push<V>(list: V[], value: V) {
-    list.push(value);
-    undo.push(() => list.pop());
-  }
+  const { put, remove, push } = undoableWrites(undo);
   const idempotencyKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
 
   return {
