@@ -36,7 +36,8 @@ export async function authenticate(
     // The lookup is by hash already; comparing again in constant time keeps a
     // store whose index compares early-exit from leaking anything.
     if (!apiKey || !constantTimeEqual(apiKey.hash, hash)) return undefined;
-    if (apiKey.revokedAt !== null && apiKey.revokedAt <= now) return undefined;
+    // Any revocation counts at once, whatever clock the revoking process (the CLI) had.
+    if (apiKey.revokedAt !== null) return undefined;
     if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) return undefined;
     const account = await tx.getAccount(apiKey.accountId);
     return account && { account, apiKey };
