@@ -25,3 +25,39 @@ describe("task lifecycle", () => {
     });
   });
 });
+
+describe("several engines on one store", () => {
+  it("render each task once, end each once and notify once", async () => {
+    const h = await createHarness({ workerConcurrency: 3 });
+    const { createEngine } = await import("./engine.js");
+    const { FakeRenderer, FakeSender, fakeVideoStorage } = await import("./testing/test-harness.js");
+    const otherRenderer = new FakeRenderer();
+    const otherSender = new FakeSender();
+    const other = createEngine({
+      store: h.store,
+      clock: h.clock,
+      wallClock: h.wallClock,
+      renderer: otherRenderer,
+      videoStorage: fakeVideoStorage,
+      sender: otherSender,
+      config: { workerConcurrency: 3 },
+    });
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      ids.push(await h.create({ prompt: `fox ${index}`, callback_url: "https://example.com/hook" }));
+    }
+    for (let round = 0; round < 3; round++) {
+      h.clock.advance(30_000);
+      await Promise.all([h.engine.runUntilIdle(), other.runUntilIdle()]);
+    }
+    const rendered = [...h.renderer.jobs, ...otherRenderer.jobs].map((job) => job.taskId).sort();
+    expect(rendered).toEqual([...ids].sort());
+    expect(h.renderer.jobs.length).toBeGreaterThan(0);
+    expect(otherRenderer.jobs.length).toBeGreaterThan(0);
+    for (const id of ids) expect(await h.status(id)).toMatchObject({ status: "completed" });
+    const notified = [...h.sender.deliveries, ...otherSender.deliveries].map(
+      (delivery) => (JSON.parse(delivery.body) as { task_id: string }).task_id,
+    );
+    expect(notified.sort()).toEqual([...ids].sort());
+  });
+});
