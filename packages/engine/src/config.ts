@@ -126,7 +126,6 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     idempotencyTtlMs: input.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS,
   };
   const positive: [string, number][] = [
-    ["generationMs", config.generationMs],
     ["taskDeadlineMs", config.taskDeadlineMs],
     ["workerConcurrency", config.workerConcurrency],
     ["leaseMs", config.leaseMs],
@@ -142,7 +141,14 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     if (!(value > 0) || !Number.isFinite(value))
       throw new RangeError(`${name} must be a positive number, got ${value}`);
   }
-  if (!(config.webhooks.retryDelayMs >= 0))
-    throw new RangeError(`webhooks.retryDelayMs must be zero or more, got ${config.webhooks.retryDelayMs}`);
+  // Zero is allowed for these: a mock may want instant generation or back-to-back retries.
+  const nonNegative: [string, number][] = [
+    ["generationMs", config.generationMs],
+    ["webhooks.retryDelayMs", config.webhooks.retryDelayMs],
+  ];
+  for (const [name, value] of nonNegative) {
+    if (!(value >= 0) || !Number.isFinite(value))
+      throw new RangeError(`${name} must be zero or more, got ${value}`);
+  }
   return config;
 }
