@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask, credits, getStatus } from "./support/api.js";
-import { type RunningServer, removeDataDir, runCli, startServer } from "./support/server-process.js";
+import {
+  type RunningServer,
+  removeDataDir,
+  runCli,
+  runCliInProcess,
+  startServer,
+} from "./support/server-process.js";
 
 let server: RunningServer;
 
@@ -24,7 +30,7 @@ afterAll(async () => {
 });
 
 async function cli(...args: string[]) {
-  const result = await runCli(args, server.dataDir);
+  const result = await runCliInProcess(args, server.dataDir);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout;
 }
@@ -75,7 +81,10 @@ describe("API keys", () => {
     const key = printedKey(await cli("keys", "create"));
     expect((await server.api("/api/gen/account", { key })).status).toBe(200);
     const newest = (await keyIds("default")).at(-1)!;
-    expect(await cli("keys", "revoke", newest.id)).toContain("Revoked");
+    // A separate CLI process, as an operator would run it next to the server.
+    const revoked = await runCli(["keys", "revoke", newest.id], server.dataDir);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain("Revoked");
     const refused = await server.api("/api/gen/account", { key });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toEqual({ error: "Unauthorized", message: "Invalid API key" });

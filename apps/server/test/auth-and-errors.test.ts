@@ -7,7 +7,7 @@ import { createTask } from "./support/api.js";
 import {
   type RunningServer,
   removeDataDir,
-  runCli,
+  runCliInProcess,
   startServer,
   TEST_API_KEY,
 } from "./support/server-process.js";
@@ -156,8 +156,10 @@ describe("create rejections", () => {
   });
 
   it("no credits → 402 INSUFFICIENT_CREDITS, and nothing is charged or created", async () => {
-    expect((await runCli(["accounts", "create", "broke", "--credits", "1"], server.dataDir)).code).toBe(0);
-    const created = await runCli(["keys", "create", "--account", "broke"], server.dataDir);
+    expect(
+      (await runCliInProcess(["accounts", "create", "broke", "--credits", "1"], server.dataDir)).code,
+    ).toBe(0);
+    const created = await runCliInProcess(["keys", "create", "--account", "broke"], server.dataDir);
     const key = created.stdout.split("\n").find((line) => line.startsWith("gen_sk_"))!;
     const expensive = await server.api("/api/gen/generate", {
       json: { ...PROMPT, model_type: "gen-3" },

@@ -198,3 +198,20 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
+
+/**
+ * Runs a CLI command inside the test process: the same code and the same
+ * database as the spawned CLI, without a Node start (tests that set up many
+ * accounts and keys stay fast). Tests about the CLI process itself use `runCli`.
+ */
+export async function runCliInProcess(args: string[], dataDir: string): Promise<CliResult> {
+  const { runCli: run } = await import("../../src/cli/run-cli.js");
+  let stdout = "";
+  let stderr = "";
+  const code = await run(args, {
+    env: { GENVIDEO_DATA_DIR: dataDir },
+    out: (line) => (stdout += `${line}\n`),
+    err: (line) => (stderr += `${line}\n`),
+  });
+  return { code, stdout, stderr };
+}
