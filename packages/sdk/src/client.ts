@@ -1,10 +1,10 @@
-import type { GenerationRequestInput } from "@genvideo/schema";
 import { isBrowser, readEnvironment } from "./environment.js";
 import { GenVideoError } from "./errors.js";
 import { ResponseValidationError } from "./request-errors.js";
 import {
   type CompletedTaskStatus,
   type CreateTaskResponse,
+  type GenerationRequestInput,
   parseCreateTaskResponse,
   parseTaskStatus,
   type TaskStatusResponse,
@@ -12,7 +12,14 @@ import {
 import { createTransport, type Transport } from "./transport.js";
 import { type StatusReading, type WaitOptions, waitForTask } from "./wait-for-task.js";
 
-/** Settings of a client. Durations are in milliseconds. */
+/**
+ * Settings of a client. Durations are in milliseconds.
+ *
+ * @example
+ * ```ts
+ * const options: GenVideoOptions = { baseUrl: "http://127.0.0.1:8787", timeout: 30_000, maxRetries: 4 };
+ * ```
+ */
 export interface GenVideoOptions {
   /** Bearer API key (`gen_sk_...`). Default: the `GENVIDEO_API_KEY` environment variable. */
   apiKey?: string | undefined;
@@ -30,7 +37,14 @@ export interface GenVideoOptions {
   dangerouslyAllowBrowser?: boolean | undefined;
 }
 
-/** Per-call settings. */
+/**
+ * Per-call settings.
+ *
+ * @example
+ * ```ts
+ * await client.getStatus(taskId, { timeout: 5_000, signal: request.signal });
+ * ```
+ */
 export interface RequestOptions {
   /** Aborts the call, including a pause between retries; it then rejects with `signal.reason`. */
   signal?: AbortSignal | undefined;
@@ -38,7 +52,14 @@ export interface RequestOptions {
   timeout?: number | undefined;
 }
 
-/** Settings of `createTask`. */
+/**
+ * Settings of `createTask`.
+ *
+ * @example
+ * ```ts
+ * await client.createTask({ prompt: "a fox" }, { idempotencyKey: `job-${job.id}`, timeout: 120_000 });
+ * ```
+ */
 export interface CreateTaskOptions extends RequestOptions {
   /**
    * Sent as `Idempotency-Key`: the service answers a repeat of the same key and body with the
@@ -49,7 +70,14 @@ export interface CreateTaskOptions extends RequestOptions {
   idempotencyKey?: string | false | undefined;
 }
 
-/** Settings of `generate`: how to create, then how to wait. */
+/**
+ * Settings of `generate`: how to create, then how to wait.
+ *
+ * @example
+ * ```ts
+ * await client.generate({ prompt: "a fox" }, { idempotencyKey: `job-${job.id}`, timeout: 11 * 60_000 });
+ * ```
+ */
 export interface GenerateOptions extends WaitOptions {
   /** As in {@link CreateTaskOptions.idempotencyKey}. */
   idempotencyKey?: string | false | undefined;

@@ -1,6 +1,13 @@
 const marker = Symbol.for("genvideo.error");
 
-/** Options every SDK error accepts: the standard `cause`, plus the request id the service gave. */
+/**
+ * Options every SDK error accepts: the standard `cause`, plus the request id the service gave.
+ *
+ * @example
+ * ```ts
+ * throw new GenVideoError("video download failed", { cause: error, requestId });
+ * ```
+ */
 export interface GenVideoErrorOptions extends ErrorOptions {
   /** The service's id of the request that failed, when a response carried one. */
   requestId?: string | undefined;

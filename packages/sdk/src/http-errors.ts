@@ -3,7 +3,14 @@ import type { HttpErrorBody } from "./responses.js";
 
 const httpMarker = Symbol.for("genvideo.error.HttpError");
 
-/** What an HTTP error is built from: the response's status, headers and parsed body. */
+/**
+ * What an HTTP error is built from: the response's status, headers and parsed body.
+ *
+ * @example
+ * ```ts
+ * const error = new NotFoundError({ status: 404, headers: new Headers(), body: { code: "NOT_FOUND" } });
+ * ```
+ */
 export interface HttpErrorDetails extends GenVideoErrorOptions {
   status: number;
   headers: Headers;

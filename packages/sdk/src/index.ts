@@ -1,4 +1,3 @@
-export type { FailureCode, GenerationRequestInput } from "@genvideo/schema";
 export {
   type CreateTaskOptions,
   type GenerateOptions,
@@ -23,6 +22,8 @@ export type {
   CompletedTaskStatus,
   CreateTaskResponse,
   FailedTaskStatus,
+  FailureCode,
+  GenerationRequestInput,
   HttpErrorBody,
   ProcessingTaskStatus,
   QueuedTaskStatus,

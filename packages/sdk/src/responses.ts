@@ -1,4 +1,10 @@
-import type { CreateTaskResponse, TaskStatusResponse, WebhookPayload } from "@genvideo/schema";
+import type {
+  CreateTaskResponse as SchemaCreateTaskResponse,
+  FailureCode as SchemaFailureCode,
+  GenerationRequestInput as SchemaGenerationRequestInput,
+  TaskStatusResponse as SchemaTaskStatusResponse,
+  WebhookPayload as SchemaWebhookPayload,
+} from "@genvideo/schema";
 
 // Types come from @genvideo/schema; field names stay as on the wire (snake_case). Its zod schemas
 // are not used at run time: they would add about 5 KB min+gzip to a bundle whose whole budget is
@@ -6,18 +12,108 @@ import type { CreateTaskResponse, TaskStatusResponse, WebhookPayload } from "@ge
 // clients to tolerate. The small validators below check what the SDK relies on; `responses.test.ts`
 // holds them to the schema package's verdicts.
 
-export type { CreateTaskResponse, TaskStatusResponse, WebhookPayload };
+/**
+ * Body of a create request: text (`prompt`), frame-to-frame (`start_frame` and `end_frame`) or
+ * reference images (`reference_images`, 1 to 4), each with optional `model_type`, `aspect_ratio`
+ * and `callback_url`. Images are `data:image/(jpeg|png|webp);base64,...` URIs.
+ *
+ * @example
+ * ```ts
+ * const request: GenerationRequestInput = { prompt: "a dog", reference_images: [dogPhoto], aspect_ratio: "1:1" };
+ * ```
+ */
+export type GenerationRequestInput = SchemaGenerationRequestInput;
 
-/** A task waiting in the queue. */
+/**
+ * A code a failed task carries: `UNSAFE_CONTENT`, `TIMEOUT` or `GENERATION_FAILED`.
+ *
+ * @example
+ * ```ts
+ * const refunded = (code: FailureCode) => code !== "UNSAFE_CONTENT";
+ * ```
+ */
+export type FailureCode = SchemaFailureCode;
+
+/**
+ * Body of a successful create: `{ success: true, message, task_id }`.
+ *
+ * @example
+ * ```ts
+ * const created: CreateTaskResponse = await client.createTask({ prompt: "a fox" });
+ * await client.pollUntilDone(created);
+ * ```
+ */
+export type CreateTaskResponse = SchemaCreateTaskResponse;
+
+/**
+ * Body of a status read, one shape per `status`: `video_url` is absent while queued or processing,
+ * a URL when completed and `null` when failed (`message` then holds the failure code).
+ *
+ * @example
+ * ```ts
+ * const status: TaskStatusResponse = await client.getStatus(taskId);
+ * if (status.status === "completed") console.log(status.video_url);
+ * ```
+ */
+export type TaskStatusResponse = SchemaTaskStatusResponse;
+
+/**
+ * Body of a webhook: `success` true with the video URL, or false with the failure code and `null`.
+ *
+ * @example
+ * ```ts
+ * const payload: WebhookPayload = await verifyWebhook(request, secret);
+ * if (!payload.success) console.log(payload.message); // "UNSAFE_CONTENT", "TIMEOUT", ...
+ * ```
+ */
+export type WebhookPayload = SchemaWebhookPayload;
+
+/**
+ * A task waiting in the queue.
+ *
+ * @example
+ * ```ts
+ * if (status.status === "queued") showSpinner("waiting for a slot");
+ * ```
+ */
 export type QueuedTaskStatus = Extract<TaskStatusResponse, { status: "queued" }>;
-/** A task whose video is being generated. */
+/**
+ * A task whose video is being generated; `progress` (0 to 100) when the service reports it.
+ *
+ * @example
+ * ```ts
+ * if (status.status === "processing") showProgress(status.progress ?? 0);
+ * ```
+ */
 export type ProcessingTaskStatus = Extract<TaskStatusResponse, { status: "processing" }>;
-/** A finished task: `video_url` downloads the video until the URL expires. */
+/**
+ * A finished task: `video_url` downloads the video until the URL expires.
+ *
+ * @example
+ * ```ts
+ * const done: CompletedTaskStatus = await client.pollUntilDone(taskId);
+ * const video = await fetch(done.video_url);
+ * ```
+ */
 export type CompletedTaskStatus = Extract<TaskStatusResponse, { status: "completed" }>;
-/** A failed task: `message` holds the failure code (`TIMEOUT` when it ran past its deadline). */
+/**
+ * A failed task: `message` holds the failure code (`TIMEOUT` when it ran past its deadline).
+ *
+ * @example
+ * ```ts
+ * if (status.status === "failed" && status.message === "TIMEOUT") resubmit();
+ * ```
+ */
 export type FailedTaskStatus = Extract<TaskStatusResponse, { status: "failed" }>;
 
-/** Fields of an error body the SDK reads; every one may be missing on a broken response. */
+/**
+ * Fields of an error body the SDK reads; every one may be missing on a broken response.
+ *
+ * @example
+ * ```ts
+ * if (BadRequestError.isInstance(error)) for (const issue of error.body.issues ?? []) console.log(issue.path);
+ * ```
+ */
 export interface HttpErrorBody {
   error?: string;
   code?: string;

@@ -1,6 +1,5 @@
-import type { FailureCode } from "@genvideo/schema";
 import { GenVideoError, type GenVideoErrorOptions, hasMarker, markError } from "./errors.js";
-import type { FailedTaskStatus, TaskStatusResponse } from "./responses.js";
+import type { FailedTaskStatus, FailureCode, TaskStatusResponse } from "./responses.js";
 
 const taskFailedMarker = Symbol.for("genvideo.error.TaskFailedError");
 const waitTimeoutMarker = Symbol.for("genvideo.error.WaitTimeoutError");

@@ -4,7 +4,15 @@ import type { CompletedTaskStatus, TaskStatusResponse } from "./responses.js";
 import { TaskFailedError, WaitTimeoutError } from "./task-errors.js";
 import { maxRetryAfter, readRetryAfter } from "./transport.js";
 
-/** How long and how often to wait for a task. Durations are in milliseconds. */
+/**
+ * How long and how often to wait for a task. Durations are in milliseconds.
+ *
+ * @example
+ * ```ts
+ * const wait: WaitOptions = { timeout: 5 * 60_000, interval: 1_000, onProgress: (status) => log(status.status) };
+ * await client.pollUntilDone(taskId, wait);
+ * ```
+ */
 export interface WaitOptions {
   /** Longest the whole wait may take. Default 12 minutes: the task deadline (10) plus slack. */
   timeout?: number;

@@ -2,7 +2,14 @@ import { GenVideoError, hasMarker, markError } from "./errors.js";
 
 const marker = Symbol.for("genvideo.error.WebhookVerificationError");
 
-/** Why a webhook was rejected. */
+/**
+ * Why a webhook was rejected.
+ *
+ * @example
+ * ```ts
+ * const status = (reason: WebhookVerificationReason) => (reason === "bad_payload" ? 422 : 400);
+ * ```
+ */
 export type WebhookVerificationReason =
   /** A `webhook-id`, `webhook-timestamp` or `webhook-signature` header is absent. */
   | "missing_header"

@@ -2,16 +2,44 @@ import { decodeBase64, encodeBase64 } from "./base64.js";
 import { parseWebhookPayload, type WebhookPayload } from "./responses.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
 
-/** Request headers as a `Headers` or a plain object (Node's `req.headers`; any letter case). */
+/**
+ * Request headers as a `Headers` or a plain object (Node's `req.headers`; any letter case).
+ *
+ * @example
+ * ```ts
+ * await verifyWebhook(req.body, req.headers, secret); // Node: IncomingHttpHeaders
+ * ```
+ */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** The raw body exactly as received. A parsed and re-stringified body never verifies. */
+/**
+ * The raw body exactly as received. A parsed and re-stringified body never verifies.
+ *
+ * @example
+ * ```ts
+ * const body: WebhookBody = await request.text(); // not JSON.stringify(await request.json())
+ * ```
+ */
 export type WebhookBody = string | Uint8Array | ArrayBuffer;
 
-/** One signing secret (`whsec_<base64>`), or several while a secret is being rotated. */
+/**
+ * One signing secret (`whsec_<base64>`), or several while a secret is being rotated.
+ *
+ * @example
+ * ```ts
+ * const secrets: WebhookSecret = [process.env.WEBHOOK_SECRET!, process.env.PREVIOUS_WEBHOOK_SECRET!];
+ * ```
+ */
 export type WebhookSecret = string | readonly string[];
 
-/** Settings of `verifyWebhook`. Times are in milliseconds. */
+/**
+ * Settings of `verifyWebhook`. Times are in milliseconds.
+ *
+ * @example
+ * ```ts
+ * await verifyWebhook(request, secret, { tolerance: 60_000, expectedTaskId: order.taskId });
+ * ```
+ */
 export interface VerifyWebhookOptions {
   /** Largest accepted distance between the signature's time and now, both ways. Default 300000 (5 minutes). */
   tolerance?: number;
@@ -21,7 +49,14 @@ export interface VerifyWebhookOptions {
   expectedTaskId?: string;
 }
 
-/** Settings of `signWebhook`. */
+/**
+ * Settings of `signWebhook`.
+ *
+ * @example
+ * ```ts
+ * await signWebhook({ payload: body, secret, id: "msg_1", timestamp: new Date("2026-01-01") });
+ * ```
+ */
 export interface SignWebhookOptions {
   /** The body to sign; an object is signed as `JSON.stringify(payload)`, which is then the body to send. */
   payload: WebhookPayload | string | Uint8Array;
@@ -33,7 +68,15 @@ export interface SignWebhookOptions {
   timestamp?: Date | number;
 }
 
-/** The headers of a signed webhook request, ready for `fetch`. */
+/**
+ * The headers of a signed webhook request, ready for `fetch`.
+ *
+ * @example
+ * ```ts
+ * const headers: SignedWebhookHeaders = await signWebhook({ payload: body, secret });
+ * await fetch(receiverUrl, { method: "POST", headers, body });
+ * ```
+ */
 export type SignedWebhookHeaders = {
   "content-type": "application/json";
   "webhook-id": string;
