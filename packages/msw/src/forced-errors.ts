@@ -1,0 +1,120 @@
+import { ApiError } from "@genvideo/engine";
+import {
+  HTTP_REASON_PHRASES,
+  RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_STATUS_READS_PER_MINUTE,
+} from "@genvideo/schema";
+import { parseDuration } from "./duration.js";
+
+/** Which API requests a forced error applies to. */
+export type ForcedErrorRoute = "create" | "status" | "any";
+
+/** An error the mock answers with instead of the engine, to exercise a client's retry and error paths. */
+export interface ForcedError {
+  /**
+   * 429 (`RATE_LIMITED` with `Retry-After` and `RateLimit` headers), 500
+   * (`INTERNAL_ERROR` with a request id), 503 (what a restarting server or
+   * proxy answers) or `"network"` (the request fails: `fetch` rejects).
+   */
+  status: 429 | 500 | 503 | "network";
+  /** How many matching requests get it. Default 1. */
+  times?: number;
+  /** `Retry-After` of a 429 or 503, as seconds or a duration (`"2s"`). Default 1 s. */
+  retryAfter?: number | string;
+  /** Default `"any"`: every API request (not video downloads). */
+  route?: ForcedErrorRoute;
+}
+
+interface PendingError extends Required<Omit<ForcedError, "retryAfter">> {
+  retryAfterSeconds: number;
+}
+
+/** The route a request path belongs to, for matching forced errors. */
+export function routeOf(method: string, path: string): ForcedErrorRoute | undefined {
+  if (method === "POST" && path === "/api/gen/generate") return "create";
+  if (method === "GET" && path.startsWith("/api/gen/status/")) return "status";
+  return path.startsWith("/api/") ? "any" : undefined;
+}
+
+/**
+ * A queue of forced errors, consumed in order by the requests they match.
+ * The bodies are the reference service's own (same codes, messages, headers).
+ */
+export class ForcedErrors {
+  #pending: PendingError[] = [];
+
+  add(error: ForcedError): void {
+    const times = error.times ?? 1;
+    if (!Number.isInteger(times) || times < 1)
+      throw new RangeError(`times must be a whole number ≥ 1, got ${times}`);
+    const retryAfter = error.retryAfter ?? 1;
+    this.#pending.push({
+      status: error.status,
+      times,
+      route: error.route ?? "any",
+      retryAfterSeconds: Math.max(
+        0,
+        Math.ceil(typeof retryAfter === "number" ? retryAfter : parseDuration(retryAfter) / 1000),
+      ),
+    });
+  }
+
+  /** How many forced responses are still to come. */
+  get remaining(): number {
+    return this.#pending.reduce((total, error) => total + error.times, 0);
+  }
+
+  clear(): void {
+    this.#pending = [];
+  }
+
+  /** The forced response for this request, if one is due (and uses it up). */
+  take(method: string, path: string): Response | undefined {
+    const route = routeOf(method, path);
+    if (route === undefined) return undefined;
+    const index = this.#pending.findIndex((error) => error.route === "any" || error.route === route);
+    if (index === -1) return undefined;
+    const error = this.#pending[index]!;
+    if (--error.times === 0) this.#pending.splice(index, 1);
+    return forcedResponse(error, route === "create");
+  }
+}
+
+function forcedResponse(error: PendingError, create: boolean): Response {
+  const requestId = `req_${crypto.randomUUID()}`;
+  const headers: Record<string, string> = { "X-Request-Id": requestId };
+  if (error.status === "network") return Response.error();
+  if (error.status === 429) {
+    const bucket = create ? "create" : "read";
+    const perMinute = create ? RATE_LIMIT_CREATES_PER_MINUTE : RATE_LIMIT_STATUS_READS_PER_MINUTE;
+    const body = new ApiError(
+      "RATE_LIMITED",
+      `Rate limit of ${perMinute} ${create ? "creations" : "reads"} per minute exceeded; retry in ${error.retryAfterSeconds} s.`,
+    ).toBody({ create });
+    return Response.json(body, {
+      status: 429,
+      headers: {
+        ...headers,
+        "Retry-After": String(error.retryAfterSeconds),
+        "RateLimit-Policy": `"${bucket}";q=${perMinute};w=60`,
+        RateLimit: `"${bucket}";r=0;t=${error.retryAfterSeconds}`,
+      },
+    });
+  }
+  if (error.status === 503) {
+    return Response.json(
+      { error: "Service Unavailable" },
+      { status: 503, headers: { ...headers, "Retry-After": String(error.retryAfterSeconds) } },
+    );
+  }
+  return Response.json(
+    {
+      ...(create ? { success: false as const } : {}),
+      error: HTTP_REASON_PHRASES[500],
+      code: "INTERNAL_ERROR",
+      message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+      request_id: requestId,
+    },
+    { status: 500, headers },
+  );
+}

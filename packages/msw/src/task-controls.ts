@@ -1,0 +1,151 @@
+import type { TaskRecord, TaskScenario, TaskState } from "@genvideo/engine";
+import type { FailureCode, GenerationRequest } from "@genvideo/schema";
+import { type Duration, parseDuration } from "./duration.js";
+import { type MockService, videoKeyOf } from "./mock-service.js";
+
+/** A task of the mock, as tests look at it. */
+export interface MockTask {
+  id: string;
+  status: TaskState;
+  /** The failure code once failed (`UNSAFE_CONTENT`, `GENERATION_FAILED`, `TIMEOUT`), else null. */
+  failureCode: FailureCode | null;
+  /** The validated request as the service stored it. */
+  request: GenerationRequest;
+  callbackUrl: string | null;
+  /** Credits charged at creation; `refunded` says whether they came back. */
+  cost: number;
+  refunded: boolean;
+  createdAt: Date;
+  /** When generation ends on its own (service time); null when it never will (`[[timeout]]`). */
+  finishesAt: Date | null;
+  deadlineAt: Date;
+  completedAt: Date | null;
+}
+
+/** How a task created later should end. Default: complete after `timing.generation`. */
+export interface MockScenario {
+  /** Fail with this code (after `delay`); `TIMEOUT` never finishes and times out at the deadline. */
+  fail?: FailureCode;
+  /** Service time from creation to the outcome. Default `timing.generation`. */
+  delay?: Duration;
+}
+
+/** Commands over the mock's tasks. Each one also runs what it makes due (webhooks included). */
+export interface MockTaskControls {
+  /** Every task created through the mock, oldest first. */
+  list(): Promise<MockTask[]>;
+  get(taskId: string): Promise<MockTask | undefined>;
+  /** Completes a queued or processing task now, with its video. */
+  complete(taskId: string): Promise<MockTask>;
+  /** Fails a queued or processing task now with `code` (default `GENERATION_FAILED`), refunding as the service does. */
+  fail(taskId: string, code?: FailureCode): Promise<MockTask>;
+  /** Times a queued or processing task out now: `failed` with `TIMEOUT`, credits refunded. */
+  timeout(taskId: string): Promise<MockTask>;
+  /** Queues a scenario for the next task created (one per call, in order), whatever its prompt says. */
+  next(scenario: MockScenario): void;
+}
+
+/** Turns a scenario into the engine's form, checking it. */
+export function engineScenario(scenario: MockScenario): TaskScenario {
+  const delayMs = scenario.delay === undefined ? undefined : parseDuration(scenario.delay);
+  const result: TaskScenario = delayMs === undefined ? {} : { delayMs };
+  if (scenario.fail === "TIMEOUT") result.timeout = true;
+  else if (scenario.fail === "UNSAFE_CONTENT" || scenario.fail === "GENERATION_FAILED")
+    result.fail = scenario.fail;
+  else if (scenario.fail !== undefined) throw new RangeError(`unknown failure code ${String(scenario.fail)}`);
+  return result;
+}
+
+export function mockTaskOf(task: TaskRecord): MockTask {
+  return {
+    id: task.id,
+    status: task.state,
+    failureCode: task.failureCode,
+    request: task.request,
+    callbackUrl: task.callbackUrl,
+    cost: task.cost,
+    refunded: task.refundedAt !== null,
+    createdAt: new Date(task.createdAt),
+    finishesAt: task.finishAt === null ? null : new Date(task.finishAt),
+    deadlineAt: new Date(task.deadlineAt),
+    completedAt: task.completedAt === null ? null : new Date(task.completedAt),
+  };
+}
+
+type Outcome = (task: TaskRecord, now: number) => Partial<TaskRecord>;
+
+/*
+ * Forcing an outcome rewrites the task's scenario so that the engine itself
+ * ends it at `now`: completion, refunds and the webhook then take exactly the
+ * service's code path, not a copy of it.
+ */
+const completeNow: Outcome = (task, now) => ({
+  scenario: { delayMs: now - task.createdAt },
+  finishAt: task.state === "processing" ? now : null,
+  videoKey: task.videoKey ?? videoKeyOf(task.id),
+});
+
+const failNow =
+  (code: Exclude<FailureCode, "TIMEOUT">): Outcome =>
+  (task, now) => ({
+    scenario: { fail: code, delayMs: now - task.createdAt },
+    finishAt: task.state === "processing" ? now : null,
+  });
+
+// The deadline moves to now: the engine's own timeout sweep ends the task.
+const timeOutNow: Outcome = (_task, now) => ({
+  scenario: { timeout: true },
+  finishAt: null,
+  deadlineAt: now,
+});
+
+export function createTaskControls(service: () => MockService, queued: TaskScenario[]): MockTaskControls {
+  async function force(taskId: string, outcome: Outcome): Promise<MockTask> {
+    const current = service();
+    await current.ready;
+    await current.settle();
+    const task = await current.getTask(taskId);
+    if (!task || !current.taskIds.includes(taskId)) throw new Error(`The mock has no task ${taskId}`);
+    if (task.state === "completed" || task.state === "failed") {
+      const detail = task.failureCode ? ` (${task.failureCode})` : "";
+      throw new Error(
+        `Task ${taskId} has already ${task.state}${detail}; only a queued or processing task can be ended`,
+      );
+    }
+    const now = current.clock.now();
+    await current.store.transaction((tx) =>
+      tx.transitionTask(taskId, ["queued", "processing"], outcome(task, now)),
+    );
+    current.markDirty();
+    await current.settle();
+    return mockTaskOf((await current.getTask(taskId))!);
+  }
+
+  return {
+    async list() {
+      const current = service();
+      await current.ready;
+      await current.tick();
+      const tasks = await Promise.all(current.taskIds.map((id) => current.getTask(id)));
+      return tasks.filter((task) => task !== undefined).map(mockTaskOf);
+    },
+    async get(taskId) {
+      const current = service();
+      await current.ready;
+      await current.tick();
+      if (!current.taskIds.includes(taskId)) return undefined;
+      const task = await current.getTask(taskId);
+      return task && mockTaskOf(task);
+    },
+    complete: (taskId) => force(taskId, completeNow),
+    fail(taskId, code = "GENERATION_FAILED") {
+      if (code === "TIMEOUT") return force(taskId, timeOutNow);
+      engineScenario({ fail: code });
+      return force(taskId, failNow(code));
+    },
+    timeout: (taskId) => force(taskId, timeOutNow),
+    next(scenario) {
+      queued.push(engineScenario(scenario));
+    },
+  };
+}
