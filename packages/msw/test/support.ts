@@ -5,7 +5,7 @@ export function api(
   mock: GenVideoMock,
   path: string,
   init: { json?: unknown; key?: string | null; headers?: Record<string, string>; method?: string } = {},
-) {
+): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== null) headers.authorization = `Bearer ${init.key ?? mock.apiKey}`;
   if (init.json !== undefined) headers["content-type"] = "application/json";
