@@ -183,7 +183,7 @@ export function toGenVideoError(error: unknown, timeout: number): unknown {
   return error;
 }
 
-/** Picks the error class by the service's code first, then by HTTP status. */
+/** Picks the error class by HTTP status; the service's code decides where the status is ambiguous (422). */
 export function httpErrorFrom(status: number, headers: Headers, data: unknown): HttpError {
   const body = readErrorBody(data);
   const details: HttpErrorDetails = { status, headers, body, requestId: readRequestId(headers, data) };

@@ -31,7 +31,7 @@ describe.runIf(referenceServerAvailable)("against the reference server", { timeo
   beforeAll(async () => {
     server = await startReferenceServer();
     client = new GenVideo({ apiKey: referenceApiKey, baseUrl: server.url });
-  }, 30_000);
+  }, 60_000);
   afterAll(() => server?.stop());
 
   const red = solidPng(220, 40, 40);

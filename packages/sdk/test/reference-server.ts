@@ -51,8 +51,8 @@ export async function startReferenceServer(): Promise<ReferenceServer> {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`reference server did not start in 20 s:\n${output}`)),
-      20_000,
+      () => reject(new Error(`reference server did not start in 45 s:\n${output}`)),
+      45_000,
     );
     const check = () => {
       const match = /listening on (http:\/\/[^\s]+)/.exec(output);
