@@ -4,6 +4,8 @@
  * browsers and workers without a `node:` import.
  */
 
+import { BoundedCache } from "./bounded-cache.js";
+
 const encoder = new TextEncoder();
 
 /** The 62 characters of API keys and their checksum, in the usual 0-9A-Za-z order. */
@@ -19,14 +21,14 @@ export async function sha256Hex(text: string): Promise<string> {
   return bytesToHex(await sha256(text));
 }
 
+const hmacKeys = new BoundedCache<CryptoKey>(256);
+
 /** HMAC-SHA256 of `message` under `key`, base64-encoded (the Standard Webhooks signature form). */
 export async function hmacSha256Base64(key: Uint8Array, message: string): Promise<string> {
-  const cryptoKey = await crypto.subtle.importKey(
-    "raw",
-    key as Uint8Array<ArrayBuffer>,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
+  const cryptoKey = await hmacKeys.get(bytesToBase64(key), () =>
+    crypto.subtle.importKey("raw", key as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]),
   );
   const signature = await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message));
   return bytesToBase64(new Uint8Array(signature));

@@ -1,3 +1,4 @@
+import { BoundedCache } from "../crypto/bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
 import type { AuthFailure } from "../http/api-error.js";
 import type { AccountRecord, ApiKeyRecord, Store } from "../ports.js";
@@ -10,6 +11,13 @@ export interface Caller {
 }
 
 export type Authentication = { ok: true; caller: Caller } | { ok: false; failure: AuthFailure };
+
+/** A presented key's checksum verdict and hash: undefined hash means not plausible (no lookup). */
+const keyDigests = new BoundedCache<string | undefined>(1024);
+
+function digestOf(key: string): Promise<string | undefined> {
+  return keyDigests.get(key, async () => ((await isPlausibleApiKey(key)) ? hashApiKey(key) : undefined));
+}
 
 // RFC 9110: the scheme is case-insensitive; one or more spaces before the token.
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -29,8 +37,8 @@ export async function authenticate(
   const match = BEARER.exec(header.trim());
   if (!match) return { ok: false, failure: "malformed" };
   const key = match[1]!;
-  if (!(await isPlausibleApiKey(key))) return { ok: false, failure: "invalid" };
-  const hash = await hashApiKey(key);
+  const hash = await digestOf(key);
+  if (hash === undefined) return { ok: false, failure: "invalid" };
   const caller = await store.transaction(async (tx) => {
     const apiKey = await tx.getApiKeyByHash(hash);
     // The lookup is by hash already; comparing again in constant time keeps a
