@@ -1,4 +1,5 @@
 import type { EngineConfigInput } from "@genvideo/engine";
+import { checkCallbackUrl } from "./callback-url-policy.js";
 import { type Duration, parseDuration } from "./duration.js";
 import { bytesToBase64, seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";
@@ -44,7 +45,11 @@ export interface GenVideoMockOptions {
   credits?: number;
   /** The service's per-key rate limits; `false` turns them off. Default: on, with the service's limits. */
   rateLimits?: boolean | { createsPerMinute?: number; readsPerMinute?: number };
-  /** Accepts `http:` callback URLs too (the server's `GENVIDEO_ALLOW_INSECURE_CALLBACKS=1`). Default false. */
+  /**
+   * Accepts `http:` and loopback or private callback targets too (the server's
+   * `GENVIDEO_ALLOW_INSECURE_CALLBACKS=1`). Default false: `https:` only, as
+   * the service. Callback host names are never resolved.
+   */
   allowInsecureCallbacks?: boolean;
   /** Prompt words that make a task fail with `UNSAFE_CONTENT` (the server's `GENVIDEO_UNSAFE_WORDS`). */
   unsafeWords?: readonly string[];
@@ -108,19 +113,7 @@ export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOp
       workerConcurrency: 1000,
       leaseMs: NEVER_EXPIRING_LEASE_MS,
       unsafeWords: options.unsafeWords ?? [],
-      ...(options.allowInsecureCallbacks ? { validateCallbackUrl: httpOrHttpsCallbackUrl } : {}),
+      validateCallbackUrl: (url) => checkCallbackUrl(url, options.allowInsecureCallbacks ?? false),
     },
   };
-}
-
-async function httpOrHttpsCallbackUrl(url: string) {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false as const, reason: "callback_url is not a valid absolute URL" };
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
-    return { ok: false as const, reason: "callback_url must use https" };
-  return { ok: true as const };
 }

@@ -6,7 +6,7 @@ import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
-import { api, create, credits, status } from "./support.js";
+import { api, create, credits, status } from "./support/http.js";
 
 const mock = createGenVideoMock({ baseUrl: "https://api.genvideo.test", seed: "controls" });
 const server = setupServer(...mock.handlers);

@@ -1,5 +1,5 @@
 /** Raw HTTP helpers for the mock tests: they go through msw's interception like any client. */
-import type { GenVideoMock } from "../src/index.js";
+import type { GenVideoMock } from "../../src/index.js";
 
 export function api(
   mock: GenVideoMock,

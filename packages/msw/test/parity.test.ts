@@ -1,0 +1,139 @@
+/**
+ * Parity: the same scenario table against the reference server over real
+ * HTTP (spawned from its sources, as its own tests do) and against the mock
+ * through msw. Status codes, content types and bodies must be identical,
+ * ids, times and video URL hosts and signatures aside.
+ */
+import { setupServer } from "msw/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGenVideoMock } from "../src/index.js";
+import { type Exchange, type ParityTarget, runScenario } from "./parity/run-scenario.js";
+import { SCENARIOS } from "./parity/scenarios.js";
+import {
+  eventually,
+  REFERENCE_API_KEY,
+  REFERENCE_WEBHOOK_SECRET,
+  type ReferenceServer,
+  startReferenceServer,
+} from "./support/reference-server.js";
+
+const TIME_SCALE = 600;
+let server: ReferenceServer;
+const transcripts = { server: new Map<string, Exchange[]>(), mock: new Map<string, Exchange[]>() };
+
+async function serverTarget(): Promise<ParityTarget> {
+  server = await startReferenceServer({
+    GENVIDEO_RENDERER: "fixture",
+    GENVIDEO_RATE_LIMITS: "off",
+    GENVIDEO_TIME_SCALE: String(TIME_SCALE),
+  });
+  await server.cli(["accounts", "create", "poor", "--credits", "1"]);
+  const printed = await server.cli(["keys", "create", "--account", "poor"]);
+  const poor = printed
+    .split("\n")
+    .find((line) => /^gen_sk_\w+$/.test(line.trim()))
+    ?.trim();
+  if (!poor) throw new Error(`keys create printed no key:\n${printed}`);
+  return {
+    fetch: (path, init) => fetch(new URL(path, server.url), init),
+    async finish(taskId) {
+      await eventually(
+        async () => {
+          const response = await fetch(new URL(`/api/gen/status/${taskId}`, server.url), {
+            headers: { authorization: `Bearer ${REFERENCE_API_KEY}` },
+          });
+          const { status } = (await response.json()) as { status: string };
+          return status === "completed" || status === "failed" ? status : undefined;
+        },
+        15_000,
+        `task ${taskId} to end on the server`,
+      );
+    },
+    keys: { default: REFERENCE_API_KEY, poor },
+  };
+}
+
+async function mockTarget(): Promise<{ target: ParityTarget; close(): void }> {
+  const mock = createGenVideoMock({
+    baseUrl: "https://api.genvideo.test",
+    apiKeys: [REFERENCE_API_KEY],
+    webhookSecret: REFERENCE_WEBHOOK_SECRET,
+    rateLimits: false,
+    // The table's callback host is unreachable here; the server's attempts fail in the background too.
+    webhookDelivery: "record",
+  });
+  const msw = setupServer(...mock.handlers);
+  msw.listen({ onUnhandledFrame: "error" });
+  await mock.reset();
+  const { account } = await mock.engine.admin.createAccount("poor", 1);
+  const { key } = await mock.engine.admin.createApiKey(account.id);
+  return {
+    target: {
+      fetch: (path, init) => fetch(`${mock.baseUrl}${path}`, init),
+      finish: async () => {
+        await mock.clock.advance("10m");
+      },
+      keys: { default: REFERENCE_API_KEY, poor: key },
+    },
+    close: () => msw.close(),
+  };
+}
+
+beforeAll(async () => {
+  const reference = await serverTarget();
+  for (const scenario of SCENARIOS)
+    transcripts.server.set(scenario.name, await runScenario(reference, scenario));
+  const { target, close } = await mockTarget();
+  try {
+    for (const scenario of SCENARIOS)
+      transcripts.mock.set(scenario.name, await runScenario(target, scenario));
+  } finally {
+    close();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  if (server) expect(await server.stop()).toBe(0);
+});
+
+describe(`the mock answers like the reference server (${SCENARIOS.length} scenarios)`, () => {
+  it.each(SCENARIOS.map((scenario) => [scenario.name]))("%s", (name) => {
+    const reference = transcripts.server.get(name)!;
+    expect(reference.length).toBeGreaterThan(0);
+    expect(transcripts.mock.get(name)).toEqual(reference);
+  });
+
+  it("covers every rejection code and terminal state it claims to", () => {
+    const seen = new Set<string>();
+    for (const exchanges of transcripts.server.values())
+      for (const { status, body } of exchanges) {
+        const record = body as { code?: string; status?: string; message?: string };
+        seen.add(String(status));
+        if (record.code) seen.add(record.code);
+        if (record.status === "failed") seen.add(`failed:${record.message}`);
+        if (record.status === "completed") seen.add("completed");
+      }
+    for (const expected of [
+      "200",
+      "400",
+      "401",
+      "402",
+      "403",
+      "404",
+      "415",
+      "422",
+      "INVALID_REQUEST",
+      "INVALID_CALLBACK_URL",
+      "INSUFFICIENT_CREDITS",
+      "NOT_FOUND",
+      "UNSUPPORTED_MEDIA_TYPE",
+      "IDEMPOTENCY_KEY_REUSED",
+      "INVALID_SIGNATURE",
+      "completed",
+      "failed:UNSAFE_CONTENT",
+      "failed:GENERATION_FAILED",
+      "failed:TIMEOUT",
+    ])
+      expect(seen, expected).toContain(expected);
+  });
+});
