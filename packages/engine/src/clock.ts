@@ -8,7 +8,13 @@ export interface Clock {
   now(): number;
 }
 
-/** Wall time, optionally sped up: `scale` service milliseconds pass per real millisecond. */
+/**
+ * Wall time, optionally sped up: `scale` service milliseconds pass per real
+ * millisecond, counted from `epoch`.
+ *
+ * @example
+ * const clock = systemClock(60); // a minute of service time per real second
+ */
 export function systemClock(scale = 1, epoch: number = Date.now()): Clock {
   if (!(scale > 0) || !Number.isFinite(scale))
     throw new RangeError(`time scale must be a positive number, got ${scale}`);
@@ -19,9 +25,18 @@ export function systemClock(scale = 1, epoch: number = Date.now()): Clock {
 export interface ManualClock extends Clock {
   /** Moves service time forward by `milliseconds` (never backward). */
   advance(milliseconds: number): number;
+  /** Jumps to an absolute time, which must not be in the past. */
   set(epochMilliseconds: number): void;
 }
 
+/**
+ * A clock that starts at `start` (default 2026-01-01T00:00:00Z) and moves only
+ * through `advance` or `set`.
+ *
+ * @example
+ * const clock = manualClock();
+ * clock.advance(10 * 60_000); // ten minutes later, at once
+ */
 export function manualClock(start: number = Date.UTC(2026, 0, 1)): ManualClock {
   let current = start;
   return {
