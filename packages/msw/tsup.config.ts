@@ -1,3 +1,4 @@
 import { genvideoBuild } from "../../tsup.shared.ts";
 
-export default genvideoBuild();
+// msw is a peer dependency and vitest belongs to the consumer's suite: neither is bundled.
+export default genvideoBuild(["src/index.ts", "src/vitest.ts"], { external: ["msw", "vitest"] });
