@@ -12,10 +12,16 @@
 //   node bench/sdk/overhead.mjs [--server stub|reference] [--calls 4000] [--target 1.15]
 import { fork, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { GenVideo } from "@genvideo/sdk";
+
+// ky as the SDK resolves it, for a third line: ky alone (no retries, no timeout), the floor that
+// any client built on it pays, so the report shows what the SDK adds beyond its HTTP library.
+const sdkRequire = createRequire(fileURLToPath(import.meta.resolve("@genvideo/sdk")));
+const { default: ky } = await import(pathToFileURL(sdkRequire.resolve("ky")).href);
 
 const argument = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -51,7 +57,16 @@ if (process.argv.includes("--serve-stub")) {
       return JSON.parse(await response.text());
     };
 
-    const samples = { bare: [], sdk: [] };
+    const kyAlone = async () => {
+      const response = await ky(url, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        retry: 0,
+        timeout: false,
+      });
+      return JSON.parse(await response.text());
+    };
+
+    const samples = { bare: [], sdk: [], ky: [] };
     const timed = async (name, call) => {
       const started = process.hrtime.bigint();
       await call();
@@ -60,10 +75,12 @@ if (process.argv.includes("--serve-stub")) {
     for (let index = 0; index < 500; index++) {
       await bare();
       await sdk();
+      await kyAlone();
     }
     for (let index = 0; index < calls; index++) {
       await timed("bare", bare);
       await timed("sdk", sdk);
+      await timed("ky", kyAlone);
     }
     const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)];
     const bareMicroseconds = median(samples.bare);
@@ -71,7 +88,11 @@ if (process.argv.includes("--serve-stub")) {
     const ratio = sdkMicroseconds / bareMicroseconds;
     console.log(`server: ${serverKind}, ${calls} calls each, alternating`);
     console.log(`bare fetch + JSON.parse: ${bareMicroseconds.toFixed(1)} µs median`);
+    const kyMicroseconds = median(samples.ky);
     console.log(`client.getStatus:        ${sdkMicroseconds.toFixed(1)} µs median`);
+    console.log(
+      `ky alone (floor):        ${kyMicroseconds.toFixed(1)} µs median, ${(kyMicroseconds / bareMicroseconds).toFixed(3)}x`,
+    );
     console.log(`ratio: ${ratio.toFixed(3)}x (target at most ${target}x)`);
     if (ratio > target) process.exitCode = 1;
   } finally {

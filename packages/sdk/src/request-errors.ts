@@ -64,7 +64,7 @@ export class ResponseValidationError extends GenVideoError {
   override name: string = "ResponseValidationError";
   /** What was wrong, such as `task_id: expected string, got undefined`. */
   readonly issue: string;
-  /** The parsed body, or `undefined` when it was not JSON. */
+  /** The parsed body, or its text when it was not JSON. */
   readonly body: unknown;
 
   constructor(issue: string, body: unknown, options?: GenVideoErrorOptions) {

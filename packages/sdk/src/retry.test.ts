@@ -196,6 +196,23 @@ describe("timeouts and aborts", () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("ends a call whose body stalls after the headers, within the same timeout", async () => {
+    const stalled = () => new Response(new ReadableStream({ start() {} }), { status: 200 });
+    const { client } = clientWith([stalled]);
+    const started = Date.now();
+    const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
+    expect(RequestTimeoutError.isInstance(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("rejects with the caller's reason when aborted while the body is being read", async () => {
+    const stalled = () => new Response(new ReadableStream({ start() {} }), { status: 200 });
+    const { client } = clientWith([stalled]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user left")), 30);
+    await expect(client.getStatus(taskId, { signal: controller.signal })).rejects.toThrow("user left");
+  });
+
   it("rejects with the caller's reason when aborted during a request, without retrying", async () => {
     const { client, sent } = clientWith([hang, json(completed)]);
     const controller = new AbortController();

@@ -1,4 +1,4 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from "ky";
 import {
   AuthenticationError,
   BadRequestError,
@@ -99,6 +99,7 @@ export function readRequestId(headers: Headers, body?: unknown): string | undefi
 export function createTransport(settings: TransportSettings): Transport {
   const headers = new Headers(settings.headers);
   headers.set("authorization", `Bearer ${settings.apiKey}`);
+  headers.set("accept", "application/json");
   const http = ky.create({
     baseUrl: settings.baseUrl,
     headers,
@@ -120,30 +121,53 @@ export function createTransport(settings: TransportSettings): Transport {
   return async ({ method, path, json, idempotencyKey, signal, timeout = settings.timeout }) => {
     const budget = Math.min(timeout, maxTimeout);
     const deadline = Date.now() + budget;
-    const pending = http(path, {
-      method,
-      json,
-      signal,
-      // One budget for the whole call: an attempt may use all of it, retries only what is left.
-      timeout: budget,
-      totalTimeout: budget,
-      context: { deadline } satisfies CallContext,
-      ...(idempotencyKey ? { headers: { "idempotency-key": idempotencyKey } } : {}),
-    });
+    // One budget for the whole call: an attempt may use all of it, retries only what is left.
+    // Options are set only when present, since ky deep-merges every key on every call.
+    const options: Options = { method, timeout: budget, totalTimeout: budget, context: { deadline } };
+    if (json !== undefined) options.json = json;
+    if (signal) options.signal = signal;
+    if (idempotencyKey) options.headers = { "idempotency-key": idempotencyKey };
+    const pending = http(path, options);
+    let response: Response;
+    let text: string;
     try {
-      const data: unknown = await pending.json();
-      const response = await pending;
-      return { data, headers: response.headers, requestId: readRequestId(response.headers) };
+      response = await pending;
+      text = await readBody(response, deadline, budget, signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (error instanceof SyntaxError) {
-        const response = await pending;
-        const requestId = readRequestId(response.headers);
-        throw new ResponseValidationError("the body is not JSON", undefined, { cause: error, requestId });
-      }
       throw toGenVideoError(error, budget);
     }
+    const requestId = readRequestId(response.headers);
+    try {
+      return { data: JSON.parse(text), headers: response.headers, requestId };
+    } catch (error) {
+      throw new ResponseValidationError("the body is not JSON", text, { cause: error, requestId });
+    }
   };
+}
+
+/**
+ * Reads a response body within what is left of the call's budget, or until the caller aborts (a
+ * custom `fetch` may not tie its body to the signal). ky bounds only the wait for the headers; its
+ * own bounded reader (`.json()`) costs two timers per call on the SDK's hottest path, this costs one.
+ */
+function readBody(
+  response: Response,
+  deadline: number,
+  budget: number,
+  signal?: AbortSignal,
+): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RequestTimeoutError(budget)), Math.max(0, deadline - Date.now()));
+    onAbort = () => reject(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([response.text(), interrupted]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  });
 }
 
 /** What `shouldRetry` needs to know about the call, passed through ky's `context` option. */
