@@ -1,13 +1,13 @@
 // Benchmark of the synthetic renderer (issue 4): render time of the default
 // clip, and status-read latency while renders run. Not part of the test suite.
-//   node bench/renderer/render-latency.mjs [--seconds 8] [--rounds 3] [--rate 200] [--runs 3] [--in-process] [--priority=-10]
+//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--in-process] [--priority=-10]
 // It bundles the renderer from apps/server/src with esbuild (the sources use
 // .js specifiers for .ts files, which Node alone cannot resolve), serves a
 // status-read-like Hono route on loopback in this process, and drives it from
 // a separate client process at a fixed rate: idle, then with 2 renders looping.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { cpus, setPriority, tmpdir } from "node:os";
+import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,8 +20,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const serverRoot = join(here, "..", "..", "apps", "server");
 const { values: options } = parseArgs({
   options: {
-    seconds: { type: "string", default: "8" },
-    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "4" },
+    rounds: { type: "string", default: "8" },
     rate: { type: "string", default: "200" },
     runs: { type: "string", default: "3" },
     "in-process": { type: "boolean", default: false },
@@ -100,7 +100,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 console.log(
   `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), frames made: ${frameSynthesis}, ` +
-    `server priority ${priority}, renders ${priority + 10}`,
+    `server priority ${priority}, renders ${priority + 10}, load average ${loadavg().map(round).join(" ")}`,
 );
 await renderOnce("warm-up");
 
@@ -148,8 +148,9 @@ const busyP99 = median(busy.map((result) => result.p99));
 const idleLoop = median(idle.map((result) => result.loopDelayP99));
 const busyLoop = median(busy.map((result) => result.loopDelayP99));
 console.log(
-  `median p99: idle ${round(idleP99)} ms, during 2 renders ${round(busyP99)} ms, ratio ${round(busyP99 / idleP99)}`,
+  `median p99 over rounds: idle ${round(idleP99)} ms, during 2 renders ${round(busyP99)} ms, ratio ${round(busyP99 / idleP99)}`,
 );
+console.log(`load average at the end: ${loadavg().map(round).join(" ")}`);
 console.log(
   `median event-loop delay p99: idle ${round(idleLoop)} ms, during 2 renders ${round(busyLoop)} ms, ratio ${round(busyLoop / idleLoop)}`,
 );

@@ -54,6 +54,10 @@ describe("signed URLs", () => {
     expect(storage.checkUrl(TASK, expires, `${signature}=`, NOW)).toMatchObject({
       code: "INVALID_SIGNATURE",
     });
+    // The same instant written another way is not the signed text either.
+    expect(storage.checkUrl(TASK, `0${expires}`, signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
     const later = (Number(expires) + 1) * 1000;
     expect(storage.checkUrl(TASK, expires, signature, later)).toEqual({ ok: false, code: "URL_EXPIRED" });
   });

@@ -30,7 +30,7 @@ export class UrlSigner {
     signature: string | undefined,
     nowSeconds: number,
   ): UrlCheck {
-    if (!expires || !signature || !/^\d{1,15}$/.test(expires))
+    if (!expires || !signature || !/^[1-9]\d{0,14}$/.test(expires))
       return { ok: false, code: "INVALID_SIGNATURE" };
     const expected = Buffer.from(this.sign(taskId, Number(expires)));
     const given = Buffer.from(signature);
