@@ -1,0 +1,107 @@
+/// <reference types="node" />
+/**
+ * The handlers under msw's setupWorker in headless Chromium (Debian's
+ * package, driven by playwright-core): the page creates a task with the SDK,
+ * the mock completes it, the page's own handler gets the signed webhook.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const CHROMIUM = process.env.GENVIDEO_CHROMIUM ?? "/usr/bin/chromium";
+const require = createRequire(import.meta.url);
+let server: Server;
+let browser: Browser;
+let origin: string;
+
+/** The part of esbuild's API this test uses (esbuild is not a dependency here, so no types either). */
+interface EsbuildApi {
+  build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
+}
+
+/** esbuild comes with tsup (a root dev dependency); this package needs no copy of its own. */
+async function bundlePage(): Promise<string> {
+  const esbuildPath = createRequire(require.resolve("tsup")).resolve("esbuild");
+  const esbuild = (await import(pathToFileURL(esbuildPath).href)) as EsbuildApi;
+  const result = await esbuild.build({
+    entryPoints: [fileURLToPath(new URL("./browser/page.ts", import.meta.url))],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2023",
+    conditions: ["@genvideo/source", "browser"],
+    write: false,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+beforeAll(async () => {
+  const page = await bundlePage();
+  const worker = readFileSync(require.resolve("msw/mockServiceWorker.js"), "utf8");
+  const files: Record<string, [string, string]> = {
+    "/": [
+      "text/html",
+      '<!doctype html><meta charset="utf-8"><title>genvideo msw</title><script type="module" src="/page.js"></script>',
+    ],
+    "/page.js": ["text/javascript", page],
+    "/mockServiceWorker.js": ["text/javascript", worker],
+  };
+  server = createServer((request, response) => {
+    const file = files[request.url ?? ""];
+    if (!file) return void response.writeHead(404).end();
+    response.writeHead(200, { "content-type": file[0], "cache-control": "no-store" }).end(file[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+it("creates and completes a task from page code under setupWorker", async () => {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(origin);
+  await page.waitForFunction(() => "runGenVideoScenario" in globalThis);
+  const result = await page.evaluate(() =>
+    (
+      globalThis as unknown as { runGenVideoScenario(): Promise<Record<string, unknown>> }
+    ).runGenVideoScenario(),
+  );
+  expect(errors).toEqual([]);
+  expect(result).toMatchObject({
+    before: "processing",
+    after: "completed",
+    hooks: ["true Video generated successfully"],
+    video: { status: 200, type: "video/mp4", brand: "ftyp" },
+    unauthorized: { status: 401, body: { error: "Unauthorized", message: "Authorization header required" } },
+  });
+  expect(result.requests).toEqual([
+    "POST /api/gen/generate 200",
+    expect.stringMatching(/^GET \/api\/gen\/status\/[0-9a-f-]{36} 200$/),
+    expect.stringMatching(/^GET \/api\/gen\/status\/[0-9a-f-]{36} 200$/),
+    expect.stringMatching(/^GET \/videos\/[0-9a-f-]{36}\.mp4 200$/),
+    "GET /api/gen/account 401",
+  ]);
+}, 20_000);
