@@ -46,12 +46,16 @@ await esbuild.build({
   outdir: bundleDir,
   logLevel: "warning",
 });
-const { createSyntheticRenderer } = await import(pathToFileURL(join(bundleDir, "renderer-index.js")).href);
+const { createSyntheticRenderer, locateFrameProcess } = await import(
+  pathToFileURL(join(bundleDir, "renderer-index.js")).href
+);
 const { LocalVideoStorage } = await import(pathToFileURL(join(bundleDir, "video-index.js")).href);
 
 const dataDir = await mkdtemp(join(tmpdir(), "genvideo-bench-"));
 const storage = new LocalVideoStorage({ dir: dataDir, publicUrl: "http://127.0.0.1", signingKey: "bench" });
 const frameSynthesis = options["in-process"] ? "in-process" : "process";
+if (frameSynthesis === "process" && !locateFrameProcess())
+  throw new Error("frame process entry not found in the bundle");
 // On a shared machine, --priority=-10 lifts this process and its client above
 // unrelated load while renders stay 10 nice levels below it, as in production
 // (server at 0, renders at 10; the renderer's niceness is relative): CFS
