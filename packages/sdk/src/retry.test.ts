@@ -192,7 +192,7 @@ describe("timeouts and aborts", () => {
     const started = Date.now();
     const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
     expect(RequestTimeoutError.isInstance(error) && error.timeout).toBe(150);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(sent).toHaveLength(1);
   });
 
@@ -202,7 +202,7 @@ describe("timeouts and aborts", () => {
     const started = Date.now();
     const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
     expect(RequestTimeoutError.isInstance(error)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("rejects with the caller's reason when aborted while the body is being read", async () => {
@@ -232,7 +232,7 @@ describe("timeouts and aborts", () => {
     const started = Date.now();
     const pending = client.getStatus(taskId, { signal: AbortSignal.timeout(50) });
     await expect(pending).rejects.toMatchObject({ name: "TimeoutError" });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(sent).toHaveLength(1);
   });
 });

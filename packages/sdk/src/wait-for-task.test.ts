@@ -77,7 +77,7 @@ describe("pollUntilDone", () => {
     const error = await client
       .pollUntilDone(taskId, { timeout: 120, interval: 20 })
       .catch((caught: unknown) => caught);
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(Date.now() - started).toBeLessThan(2000);
     expect(WaitTimeoutError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ taskId, timeout: 120, lastStatus: { status: "processing", progress: 30 } });
   });
@@ -90,7 +90,7 @@ describe("pollUntilDone", () => {
     await expect(
       client.pollUntilDone(taskId, { interval: 10_000, signal: controller.signal }),
     ).rejects.toThrow("shutting down");
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(sent).toHaveLength(1);
   });
 
