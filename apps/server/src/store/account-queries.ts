@@ -6,7 +6,8 @@ import type {
   LedgerEntry,
   WebhookSecretRecord,
 } from "@genvideo/engine";
-import { type Kysely, sql } from "kysely";
+import { type Selectable, sql } from "kysely";
+import { QueryGroup } from "./query-group.js";
 import {
   accountFromRow,
   accountToRow,
@@ -19,37 +20,42 @@ import {
   webhookSecretFromRow,
   webhookSecretToRow,
 } from "./rows.js";
-import type { Database } from "./tables.js";
+import { slot } from "./sql-executor.js";
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  IdempotencyKeysTable,
+  LedgerEntriesTable,
+  WebhookSecretsTable,
+} from "./tables.js";
 
-export class KyselyAccountQueries {
-  readonly #db: Kysely<Database>;
-
-  constructor(db: Kysely<Database>) {
-    this.#db = db;
-  }
-
+export class KyselyAccountQueries extends QueryGroup {
   async getAccount(id: string): Promise<AccountRecord | undefined> {
-    const row = await this.#db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+    const query = this.cached(
+      "getAccount",
+      () => this.db.selectFrom("accounts").selectAll().where("id", "=", slot(0)),
+      [id],
+    );
+    const row = await this.first<Selectable<AccountsTable>>(query);
     return row && accountFromRow(row);
   }
 
   async getAccountByName(name: string): Promise<AccountRecord | undefined> {
-    const row = await this.#db.selectFrom("accounts").selectAll().where("name", "=", name).executeTakeFirst();
+    const row = await this.first<Selectable<AccountsTable>>(
+      this.db.selectFrom("accounts").selectAll().where("name", "=", name),
+    );
     return row && accountFromRow(row);
   }
 
   async listAccounts(): Promise<AccountRecord[]> {
-    const rows = await this.#db
-      .selectFrom("accounts")
-      .selectAll()
-      .orderBy("created_at")
-      .orderBy("name")
-      .execute();
+    const rows = await this.rows<Selectable<AccountsTable>>(
+      this.db.selectFrom("accounts").selectAll().orderBy("created_at").orderBy("name"),
+    );
     return rows.map(accountFromRow);
   }
 
   async insertAccount(account: AccountRecord): Promise<void> {
-    await this.#db.insertInto("accounts").values(accountToRow(account)).execute();
+    await this.changes(this.db.insertInto("accounts").values(accountToRow(account)));
   }
 
   /**
@@ -57,55 +63,78 @@ export class KyselyAccountQueries {
    * never overdraw an account, on SQLite or on PostgreSQL.
    */
   async appendLedger(entry: LedgerEntry): Promise<boolean> {
-    const result = await this.#db
-      .updateTable("accounts")
-      .set({ credits: sql<number>`credits + ${entry.delta}` })
-      .where("id", "=", entry.accountId)
-      .where(sql<boolean>`credits + ${entry.delta} >= 0`)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) {
+    const update = this.cached(
+      "appendLedger.update",
+      () =>
+        this.db
+          .updateTable("accounts")
+          .set({ credits: sql<number>`credits + ${slot(0)}` })
+          .where("id", "=", slot(1))
+          .where(sql<boolean>`credits + ${slot(2)} >= 0`),
+      [entry.delta, entry.accountId, entry.delta],
+    );
+    if ((await this.changes(update)) !== 1) {
       // A missing account is a bug in the caller, not an insufficient balance.
       if (!(await this.getAccount(entry.accountId))) throw new Error(`no account ${entry.accountId}`);
       return false;
     }
-    await this.#db.insertInto("ledger_entries").values(ledgerToRow(entry)).execute();
+    const row = ledgerToRow(entry);
+    const columns = Object.keys(row) as (keyof typeof row)[];
+    const insert = this.cached(
+      "appendLedger.insert",
+      () =>
+        this.db
+          .insertInto("ledger_entries")
+          .values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as never),
+      columns.map((column) => row[column]),
+    );
+    await this.changes(insert);
     return true;
   }
 
   async listLedger(accountId: string): Promise<LedgerEntry[]> {
-    const rows = await this.#db
-      .selectFrom("ledger_entries")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
+    const rows = await this.rows<Selectable<LedgerEntriesTable>>(
+      this.db
+        .selectFrom("ledger_entries")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .orderBy("created_at")
+        .orderBy("id"),
+    );
     return rows.map(ledgerFromRow);
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.#db.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
+    const row = await this.first<Selectable<ApiKeysTable>>(
+      this.db.selectFrom("api_keys").selectAll().where("id", "=", id),
+    );
     return row && apiKeyFromRow(row);
   }
 
   async getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.#db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+    const query = this.cached(
+      "getApiKeyByHash",
+      () => this.db.selectFrom("api_keys").selectAll().where("hash", "=", slot(0)),
+      [hash],
+    );
+    const row = await this.first<Selectable<ApiKeysTable>>(query);
     return row && apiKeyFromRow(row);
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.#db
-      .selectFrom("api_keys")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
+    const rows = await this.rows<Selectable<ApiKeysTable>>(
+      this.db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .orderBy("created_at")
+        .orderBy("id"),
+    );
     return rows.map(apiKeyFromRow);
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.#db.insertInto("api_keys").values(apiKeyToRow(key)).execute();
+    await this.changes(this.db.insertInto("api_keys").values(apiKeyToRow(key)));
   }
 
   async updateApiKey(
@@ -116,22 +145,23 @@ export class KyselyAccountQueries {
     if (patch.revokedAt !== undefined) set.revoked_at = patch.revokedAt;
     if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
     if (Object.keys(set).length === 0) return;
-    await this.#db.updateTable("api_keys").set(set).where("id", "=", id).execute();
+    await this.changes(this.db.updateTable("api_keys").set(set).where("id", "=", id));
   }
 
   async listWebhookSecrets(accountId: string): Promise<WebhookSecretRecord[]> {
-    const rows = await this.#db
-      .selectFrom("webhook_secrets")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
+    const rows = await this.rows<Selectable<WebhookSecretsTable>>(
+      this.db
+        .selectFrom("webhook_secrets")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .orderBy("created_at")
+        .orderBy("id"),
+    );
     return rows.map(webhookSecretFromRow);
   }
 
   async insertWebhookSecret(secret: WebhookSecretRecord): Promise<void> {
-    await this.#db.insertInto("webhook_secrets").values(webhookSecretToRow(secret)).execute();
+    await this.changes(this.db.insertInto("webhook_secrets").values(webhookSecretToRow(secret)));
   }
 
   async updateWebhookSecret(
@@ -139,20 +169,19 @@ export class KyselyAccountQueries {
     patch: Partial<Pick<WebhookSecretRecord, "expiresAt">>,
   ): Promise<void> {
     if (patch.expiresAt === undefined) return;
-    await this.#db
-      .updateTable("webhook_secrets")
-      .set({ expires_at: patch.expiresAt })
-      .where("id", "=", id)
-      .execute();
+    await this.changes(
+      this.db.updateTable("webhook_secrets").set({ expires_at: patch.expiresAt }).where("id", "=", id),
+    );
   }
 
   async getIdempotency(accountId: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const row = await this.#db
-      .selectFrom("idempotency_keys")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("key", "=", key)
-      .executeTakeFirst();
+    const row = await this.first<Selectable<IdempotencyKeysTable>>(
+      this.db
+        .selectFrom("idempotency_keys")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("key", "=", key),
+    );
     return row && idempotencyFromRow(row);
   }
 
@@ -163,7 +192,7 @@ export class KyselyAccountQueries {
    */
   async insertIdempotency(record: IdempotencyRecord): Promise<boolean> {
     const row = idempotencyToRow(record);
-    const result = await this.#db
+    const query = this.db
       .insertInto("idempotency_keys")
       .values(row)
       .onConflict((conflict) =>
@@ -178,33 +207,27 @@ export class KyselyAccountQueries {
             expires_at: row.expires_at,
           })
           .where("idempotency_keys.expires_at", "<=", record.createdAt),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+      );
+    return (await this.changes(query)) > 0;
   }
 
   async completeIdempotency(accountId: string, key: string, status: number, body: string): Promise<void> {
-    await this.#db
-      .updateTable("idempotency_keys")
-      .set({ state: "done", response_status: status, response_body: body })
-      .where("account_id", "=", accountId)
-      .where("key", "=", key)
-      .execute();
+    await this.changes(
+      this.db
+        .updateTable("idempotency_keys")
+        .set({ state: "done", response_status: status, response_body: body })
+        .where("account_id", "=", accountId)
+        .where("key", "=", key),
+    );
   }
 
   async deleteIdempotency(accountId: string, key: string): Promise<void> {
-    await this.#db
-      .deleteFrom("idempotency_keys")
-      .where("account_id", "=", accountId)
-      .where("key", "=", key)
-      .execute();
+    await this.changes(
+      this.db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key),
+    );
   }
 
   async deleteExpiredIdempotency(now: number): Promise<number> {
-    const result = await this.#db
-      .deleteFrom("idempotency_keys")
-      .where("expires_at", "<=", now)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return this.changes(this.db.deleteFrom("idempotency_keys").where("expires_at", "<=", now));
   }
 }

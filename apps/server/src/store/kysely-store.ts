@@ -1,11 +1,14 @@
 /**
- * The engine's `Store` on any Kysely database. The queries are
- * dialect-neutral (SQLite 3.35+ and PostgreSQL both have RETURNING and
- * ON CONFLICT); what differs is passed in as `KyselyStoreOptions`.
+ * The engine's `Store` over the query groups. `createKyselyStore` runs on any
+ * Kysely dialect through Kysely's own transactions (the way to PostgreSQL);
+ * SQLite uses `createSqliteStore` (sqlite-store.ts), which shares the
+ * queries but runs them itself.
  */
 import type { Store, StoreTransaction } from "@genvideo/engine";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
+import type { QueryContext } from "./query-group.js";
+import { CompiledQueries, kyselyExecutor } from "./sql-executor.js";
 import type { Database } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 import { KyselyWebhookQueries } from "./webhook-queries.js";
@@ -17,31 +20,28 @@ export interface KyselyStoreOptions {
    * SQLite has no row locks: its write transaction already excludes everyone.
    */
   rowLocks: boolean;
-  /** Runs when `close()` is called, after Kysely has been destroyed. */
-  onClose?: () => Promise<void> | void;
 }
 
 export function createKyselyStore(db: Kysely<Database>, options: KyselyStoreOptions): Store {
+  const compiled = new CompiledQueries();
   return {
-    transaction: (work) => db.transaction().execute((trx) => work(createStoreTransaction(trx, options))),
-    async close() {
-      await db.destroy();
-      await options.onClose?.();
-    },
+    transaction: (work) =>
+      db
+        .transaction()
+        .execute((trx) =>
+          work(
+            createStoreTransaction({ db, exec: kyselyExecutor(trx), compiled, rowLocks: options.rowLocks }),
+          ),
+        ),
+    close: () => db.destroy(),
   };
 }
 
-/**
- * One object with every method of `StoreTransaction`, assembled from the
- * three query groups so that each stays a readable size.
- */
-export function createStoreTransaction(
-  trx: Transaction<Database> | Kysely<Database>,
-  options: KyselyStoreOptions,
-): StoreTransaction {
-  const accounts = new KyselyAccountQueries(trx);
-  const tasks = new KyselyTaskQueries(trx, options.rowLocks);
-  const webhooks = new KyselyWebhookQueries(trx, options.rowLocks);
+/** One object with every method of `StoreTransaction`, from the three query groups. */
+export function createStoreTransaction(context: QueryContext): StoreTransaction {
+  const accounts = new KyselyAccountQueries(context);
+  const tasks = new KyselyTaskQueries(context);
+  const webhooks = new KyselyWebhookQueries(context);
   return {
     getAccount: (id) => accounts.getAccount(id),
     getAccountByName: (name) => accounts.getAccountByName(name),

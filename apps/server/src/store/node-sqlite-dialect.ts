@@ -1,31 +1,30 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
+  SelectQueryNode,
   SqliteAdapter,
-  type SqliteDatabase,
   SqliteDialect,
-  SqliteDriver,
-  type SqliteStatement,
 } from "kysely";
+import type { SqliteConnection, SqliteValue } from "./sqlite-connection.js";
 
 /**
- * Kysely ships a SQLite dialect written against better-sqlite3's API; node:sqlite
- * is close but not equal (parameters are spread, there is no `reader` flag), so
- * this adapts one `DatabaseSync` to it. Everything else (query compiler,
- * introspector) is Kysely's own.
+ * Kysely on node:sqlite. Kysely ships a SQLite dialect written against
+ * better-sqlite3, whose API differs (parameters spread, no `reader` flag); this
+ * keeps Kysely's compiler and introspector and brings its own driver, which
+ * shares the connection and its lock with the store's direct transactions.
  */
 export class NodeSqliteDialect extends SqliteDialect {
-  readonly #database: DatabaseSync;
+  readonly #connection: SqliteConnection;
 
-  constructor(database: DatabaseSync) {
-    super({ database: new NodeSqliteDatabase(database) });
-    this.#database = database;
+  constructor(connection: SqliteConnection) {
+    super({ database: { close: () => undefined, prepare: () => undefined as never } });
+    this.#connection = connection;
   }
 
   override createDriver(): Driver {
-    return new NodeSqliteDriver({ database: new NodeSqliteDatabase(this.#database) });
+    return new NodeSqliteDriver(this.#connection);
   }
 
   override createAdapter(): SqliteAdapter {
@@ -33,78 +32,83 @@ export class NodeSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * SQLite runs DDL inside transactions perfectly well; saying so makes Kysely's
- * Migrator wrap each migration in one, so two processes starting on the same
- * file cannot both apply it.
- */
 class NodeSqliteAdapter extends SqliteAdapter {
+  /** SQLite runs DDL inside transactions: each migration commits whole or not at all. */
   override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  /** The driver serialises through the connection's own lock; Kysely need not add another. */
+  override get supportsMultipleConnections(): boolean {
     return true;
   }
 }
 
-class NodeSqliteDriver extends SqliteDriver {
+class NodeSqliteDriver implements Driver {
+  readonly #connection: SqliteConnection;
+
+  constructor(connection: SqliteConnection) {
+    this.#connection = connection;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new LockedConnection(this.#connection, await this.#connection.lock.acquire());
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as LockedConnection).release();
+  }
+
   /**
-   * `BEGIN IMMEDIATE` takes the write lock up front. A deferred transaction that
+   * `BEGIN IMMEDIATE` takes the write lock up front: a deferred transaction that
    * reads and then writes fails with SQLITE_BUSY (which busy_timeout cannot
-   * retry) when another process, such as the CLI revoking a key, wrote in between.
+   * retry) when another process, such as the CLI, wrote in between.
    */
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
   }
-}
 
-/** Preparing a statement costs about as much as running a small one: keep the hot ones. */
-const STATEMENT_CACHE_SIZE = 200;
-
-class NodeSqliteDatabase implements SqliteDatabase {
-  readonly #database: DatabaseSync;
-  readonly #statements = new Map<string, NodeSqliteStatement>();
-
-  constructor(database: DatabaseSync) {
-    this.#database = database;
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("commit"));
   }
 
-  prepare(sql: string): SqliteStatement {
-    const cached = this.#statements.get(sql);
-    if (cached) return cached;
-    const statement = new NodeSqliteStatement(this.#database.prepare(sql));
-    if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
-    }
-    this.#statements.set(sql, statement);
-    return statement;
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
   }
 
-  close(): void {
-    this.#statements.clear();
-    if (this.#database.isOpen) this.#database.close();
+  async destroy(): Promise<void> {
+    this.#connection.close();
   }
 }
 
-class NodeSqliteStatement implements SqliteStatement {
-  readonly reader: boolean;
-  readonly #statement: StatementSync;
+class LockedConnection implements DatabaseConnection {
+  readonly #connection: SqliteConnection;
+  readonly release: () => void;
 
-  constructor(statement: StatementSync) {
-    this.#statement = statement;
-    // A statement returns rows exactly when it has result columns (SELECT, RETURNING, some PRAGMAs).
-    this.reader = statement.columns().length > 0;
+  constructor(connection: SqliteConnection, release: () => void) {
+    this.#connection = connection;
+    this.release = release;
   }
 
-  all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#statement.all(...(parameters as SqliteValue[]));
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return executeOnSqlite<R>(this.#connection, compiledQuery);
   }
 
-  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
-    return this.#statement.run(...(parameters as SqliteValue[]));
-  }
-
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.#statement.iterate(...(parameters as SqliteValue[]));
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(compiledQuery.query)) throw new Error("only SELECT queries can be streamed");
+    const { statement } = this.#connection.statement(compiledQuery.sql);
+    for (const row of statement.iterate(...(compiledQuery.parameters as SqliteValue[])))
+      yield { rows: [row as R] };
   }
 }
 
-type SqliteValue = null | number | bigint | string | NodeJS.ArrayBufferView;
+/** Runs compiled SQL: rows when the statement has result columns, the change count otherwise. */
+export function executeOnSqlite<R>(connection: SqliteConnection, query: CompiledQuery): QueryResult<R> {
+  const { statement, reader } = connection.statement(query.sql);
+  const parameters = query.parameters as SqliteValue[];
+  if (reader) return { rows: statement.all(...parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(...parameters);
+  return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}

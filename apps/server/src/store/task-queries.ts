@@ -1,29 +1,37 @@
 /** Tasks: the compare-and-set transitions and the worker's claim and sweep queries. */
 import type { TaskRecord, TaskState } from "@genvideo/engine";
-import type { Kysely } from "kysely";
+import type { Selectable } from "kysely";
+import { QueryGroup } from "./query-group.js";
 import { taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
-import type { Database } from "./tables.js";
+import { slot } from "./sql-executor.js";
+import type { TasksTable } from "./tables.js";
 
 type TaskPatch = Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
+type TaskRow = Selectable<TasksTable>;
 
 const UNFINISHED: readonly TaskState[] = ["queued", "processing"];
 
-export class KyselyTaskQueries {
-  readonly #db: Kysely<Database>;
-  readonly #rowLocks: boolean;
-
-  constructor(db: Kysely<Database>, rowLocks: boolean) {
-    this.#db = db;
-    this.#rowLocks = rowLocks;
-  }
-
+export class KyselyTaskQueries extends QueryGroup {
   async getTask(id: string): Promise<TaskRecord | undefined> {
-    const row = await this.#db.selectFrom("tasks").selectAll().where("id", "=", id).executeTakeFirst();
+    const query = this.cached(
+      "getTask",
+      () => this.db.selectFrom("tasks").selectAll().where("id", "=", slot(0)),
+      [id],
+    );
+    const row = await this.first<TaskRow>(query);
     return row && taskFromRow(row);
   }
 
   async insertTask(task: TaskRecord): Promise<void> {
-    await this.#db.insertInto("tasks").values(taskToRow(task)).execute();
+    const row = taskToRow(task);
+    const columns = Object.keys(row).sort() as (keyof typeof row)[];
+    const query = this.cached(
+      `insertTask:${columns.join(",")}`,
+      () =>
+        this.db.insertInto("tasks").values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as never),
+      columns.map((column) => row[column]),
+    );
+    await this.changes(query);
   }
 
   /** The state (and lease) condition is in the UPDATE itself: the database decides which racer wins. */
@@ -35,24 +43,40 @@ export class KyselyTaskQueries {
   ): Promise<boolean> {
     if (from.length === 0) return false;
     const set = taskPatchToRow(patch);
-    let query = this.#db
-      .updateTable("tasks")
-      .where("id", "=", id)
-      .where("state", "in", [...from]);
-    if (leaseOwner !== undefined) query = query.where("lease_owner", "=", leaseOwner);
-    // An empty patch still answers "is it in one of `from`?", without writing.
+    const owned = leaseOwner !== undefined;
+    // An empty patch still answers "is it in one of `from` (and ours)?", without writing.
     if (Object.keys(set).length === 0) {
-      const row = await this.#db
-        .selectFrom("tasks")
-        .select("id")
-        .where("id", "=", id)
-        .where("state", "in", [...from])
-        .$if(leaseOwner !== undefined, (q) => q.where("lease_owner", "=", leaseOwner!))
-        .executeTakeFirst();
+      const row = await this.first(
+        this.db
+          .selectFrom("tasks")
+          .select("id")
+          .where("id", "=", id)
+          .where("state", "in", [...from])
+          .$if(owned, (q) => q.where("lease_owner", "=", leaseOwner!)),
+      );
       return row !== undefined;
     }
-    const result = await query.set(set).executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    // Cached per shape: which columns change, how many states, lease or not.
+    const columns = Object.keys(set).sort() as (keyof typeof set)[];
+    const values = [...columns.map((column) => set[column]), id, ...from, ...(owned ? [leaseOwner] : [])];
+    const query = this.cached(
+      `transitionTask:${columns.join(",")}:${from.length}:${owned}`,
+      () => {
+        let next = columns.length;
+        const update = this.db
+          .updateTable("tasks")
+          .set(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as never)
+          .where("id", "=", slot(next++))
+          .where(
+            "state",
+            "in",
+            from.map(() => slot(next++)),
+          );
+        return owned ? update.where("lease_owner", "=", slot(next)) : update;
+      },
+      values,
+    );
+    return (await this.changes(query)) > 0;
   }
 
   async claimQueuedTasks(
@@ -62,78 +86,83 @@ export class KyselyTaskQueries {
     leaseExpiresAt: number,
   ): Promise<TaskRecord[]> {
     if (limit <= 0) return [];
-    const candidates = this.#db
+    const candidates = this.db
       .selectFrom("tasks")
       .select("id")
       .where("state", "=", "queued")
       .orderBy("created_at")
       .orderBy("id")
       .limit(limit)
-      .$if(this.#rowLocks, (q) => q.forUpdate().skipLocked());
-    const rows = await this.#db
-      .updateTable("tasks")
-      .set({
-        state: "processing",
-        lease_owner: owner,
-        lease_expires_at: leaseExpiresAt,
-        updated_at: now,
-        started_at: now,
-      })
-      .where("id", "in", candidates)
-      .where("state", "=", "queued")
-      .returningAll()
-      .execute();
+      .$if(this.context.rowLocks, (q) => q.forUpdate().skipLocked());
+    const rows = await this.rows<TaskRow>(
+      this.db
+        .updateTable("tasks")
+        .set({
+          state: "processing",
+          lease_owner: owner,
+          lease_expires_at: leaseExpiresAt,
+          updated_at: now,
+          started_at: now,
+        })
+        .where("id", "in", candidates)
+        .where("state", "=", "queued")
+        .returningAll(),
+    );
     return rows.map(taskFromRow).sort(oldestFirst);
   }
 
   async listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.#db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("state", "=", "processing")
-      .where("lease_expires_at", "<=", now)
-      .orderBy("lease_expires_at")
-      .orderBy("id")
-      .limit(limit)
-      .execute();
+    const rows = await this.rows<TaskRow>(
+      this.db
+        .selectFrom("tasks")
+        .selectAll()
+        .where("state", "=", "processing")
+        .where("lease_expires_at", "<=", now)
+        .orderBy("lease_expires_at")
+        .orderBy("id")
+        .limit(limit),
+    );
     return rows.map(taskFromRow);
   }
 
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.#db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("state", "in", [...UNFINISHED])
-      .where("deadline_at", "<=", now)
-      .orderBy("deadline_at")
-      .orderBy("id")
-      .limit(limit)
-      .execute();
+    const rows = await this.rows<TaskRow>(
+      this.db
+        .selectFrom("tasks")
+        .selectAll()
+        .where("state", "in", [...UNFINISHED])
+        .where("deadline_at", "<=", now)
+        .orderBy("deadline_at")
+        .orderBy("id")
+        .limit(limit),
+    );
     return rows.map(taskFromRow);
   }
 
   async listDueCompletions(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.#db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("state", "=", "processing")
-      // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
-      .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
-      .where("finish_at", "<=", now)
-      .orderBy("finish_at")
-      .orderBy("id")
-      .limit(limit)
-      .execute();
+    const rows = await this.rows<TaskRow>(
+      this.db
+        .selectFrom("tasks")
+        .selectAll()
+        .where("state", "=", "processing")
+        // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
+        .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
+        .where("finish_at", "<=", now)
+        .orderBy("finish_at")
+        .orderBy("id")
+        .limit(limit),
+    );
     return rows.map(taskFromRow);
   }
 
   async countTasks(accountId?: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom("tasks")
-      .select((eb) => eb.fn.countAll<number | string>().as("count"))
-      .$if(accountId !== undefined, (q) => q.where("account_id", "=", accountId!))
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+    const row = await this.first<{ count: number | string }>(
+      this.db
+        .selectFrom("tasks")
+        .select((eb) => eb.fn.countAll<number | string>().as("count"))
+        .$if(accountId !== undefined, (q) => q.where("account_id", "=", accountId!)),
+    );
+    return Number(row?.count ?? 0);
   }
 }
 

@@ -1,48 +1,42 @@
 /** The webhook outbox: events, their leases and every recorded attempt. */
 import type { WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
-import type { Kysely, Updateable } from "kysely";
+import type { Selectable, Updateable } from "kysely";
+import { QueryGroup } from "./query-group.js";
 import {
   webhookAttemptFromRow,
   webhookAttemptToRow,
   webhookEventFromRow,
   webhookEventToRow,
 } from "./rows.js";
-import type { Database, WebhookEventsTable } from "./tables.js";
+import type { WebhookAttemptsTable, WebhookEventsTable } from "./tables.js";
 
 type WebhookEventPatch = Partial<
   Pick<WebhookEventRecord, "state" | "attemptCount" | "nextAttemptAt" | "leaseOwner" | "leaseExpiresAt">
 >;
 
-export class KyselyWebhookQueries {
-  readonly #db: Kysely<Database>;
-  readonly #rowLocks: boolean;
+type EventRow = Selectable<WebhookEventsTable>;
 
-  constructor(db: Kysely<Database>, rowLocks: boolean) {
-    this.#db = db;
-    this.#rowLocks = rowLocks;
-  }
-
+export class KyselyWebhookQueries extends QueryGroup {
   async insertWebhookEvent(event: WebhookEventRecord): Promise<void> {
-    await this.#db.insertInto("webhook_events").values(webhookEventToRow(event)).execute();
+    await this.changes(this.db.insertInto("webhook_events").values(webhookEventToRow(event)));
   }
 
   async getWebhookEvent(id: string): Promise<WebhookEventRecord | undefined> {
-    const row = await this.#db
-      .selectFrom("webhook_events")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirst();
+    const row = await this.first<EventRow>(
+      this.db.selectFrom("webhook_events").selectAll().where("id", "=", id),
+    );
     return row && webhookEventFromRow(row);
   }
 
   async listWebhookEvents(taskId: string): Promise<WebhookEventRecord[]> {
-    const rows = await this.#db
-      .selectFrom("webhook_events")
-      .selectAll()
-      .where("task_id", "=", taskId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
+    const rows = await this.rows<EventRow>(
+      this.db
+        .selectFrom("webhook_events")
+        .selectAll()
+        .where("task_id", "=", taskId)
+        .orderBy("created_at")
+        .orderBy("id"),
+    );
     return rows.map(webhookEventFromRow);
   }
 
@@ -54,7 +48,7 @@ export class KyselyWebhookQueries {
     leaseExpiresAt: number,
   ): Promise<WebhookEventRecord[]> {
     if (limit <= 0) return [];
-    const candidates = this.#db
+    const candidates = this.db
       .selectFrom("webhook_events")
       .select("id")
       .where("state", "=", "pending")
@@ -63,13 +57,14 @@ export class KyselyWebhookQueries {
       .orderBy("next_attempt_at")
       .orderBy("id")
       .limit(limit)
-      .$if(this.#rowLocks, (q) => q.forUpdate().skipLocked());
-    const rows = await this.#db
-      .updateTable("webhook_events")
-      .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
-      .where("id", "in", candidates)
-      .returningAll()
-      .execute();
+      .$if(this.context.rowLocks, (q) => q.forUpdate().skipLocked());
+    const rows = await this.rows<EventRow>(
+      this.db
+        .updateTable("webhook_events")
+        .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
+        .where("id", "in", candidates)
+        .returningAll(),
+    );
     return rows
       .map(webhookEventFromRow)
       .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || (a.id < b.id ? -1 : 1));
@@ -83,20 +78,17 @@ export class KyselyWebhookQueries {
     if (patch.leaseOwner !== undefined) set.lease_owner = patch.leaseOwner;
     if (patch.leaseExpiresAt !== undefined) set.lease_expires_at = patch.leaseExpiresAt;
     if (Object.keys(set).length === 0) return;
-    await this.#db.updateTable("webhook_events").set(set).where("id", "=", id).execute();
+    await this.changes(this.db.updateTable("webhook_events").set(set).where("id", "=", id));
   }
 
   async insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void> {
-    await this.#db.insertInto("webhook_attempts").values(webhookAttemptToRow(attempt)).execute();
+    await this.changes(this.db.insertInto("webhook_attempts").values(webhookAttemptToRow(attempt)));
   }
 
   async listWebhookAttempts(eventId: string): Promise<WebhookAttemptRecord[]> {
-    const rows = await this.#db
-      .selectFrom("webhook_attempts")
-      .selectAll()
-      .where("event_id", "=", eventId)
-      .orderBy("attempt")
-      .execute();
+    const rows = await this.rows<Selectable<WebhookAttemptsTable>>(
+      this.db.selectFrom("webhook_attempts").selectAll().where("event_id", "=", eventId).orderBy("attempt"),
+    );
     return rows.map(webhookAttemptFromRow);
   }
 }

@@ -1,0 +1,50 @@
+/** What the query groups share: a compile-only Kysely, an executor and the cache of fixed-shape queries. */
+import type { CompiledQuery, Kysely } from "kysely";
+import type { CompiledQueries, SqlExecutor } from "./sql-executor.js";
+import type { Database } from "./tables.js";
+
+export interface QueryContext {
+  /** Builds and compiles queries; never executes them itself. */
+  db: Kysely<Database>;
+  exec: SqlExecutor;
+  compiled: CompiledQueries;
+  /** `FOR UPDATE SKIP LOCKED` in claims (PostgreSQL: workers in several processes). */
+  rowLocks: boolean;
+}
+
+interface Compilable {
+  compile(): CompiledQuery;
+}
+
+export abstract class QueryGroup {
+  protected readonly db: Kysely<Database>;
+  protected readonly context: QueryContext;
+
+  constructor(context: QueryContext) {
+    this.context = context;
+    this.db = context.db;
+  }
+
+  protected rows<Row>(query: Compilable | CompiledQuery): Promise<Row[]> {
+    return this.context.exec.rows<Row>(compiledOf(query));
+  }
+
+  protected async first<Row>(query: Compilable | CompiledQuery): Promise<Row | undefined> {
+    return (await this.rows<Row>(query))[0];
+  }
+
+  protected changes(query: Compilable | CompiledQuery): Promise<number> {
+    return this.context.exec.changes(compiledOf(query));
+  }
+
+  /** A fixed-shape query compiled once (see `CompiledQueries`). */
+  protected cached(name: string, build: () => Compilable, values: readonly unknown[]): CompiledQuery {
+    return this.context.compiled.get(name, build, values);
+  }
+}
+
+function compiledOf(query: Compilable | CompiledQuery): CompiledQuery {
+  return typeof (query as Compilable).compile === "function"
+    ? (query as Compilable).compile()
+    : (query as CompiledQuery);
+}

@@ -1,0 +1,56 @@
+/**
+ * How the store's queries reach a database. Kysely builds and compiles them
+ * (so one set of queries serves SQLite and PostgreSQL); an executor runs the
+ * compiled SQL. On SQLite the executor calls node:sqlite directly: Kysely's
+ * own transaction and execution layers cost about six times the query itself.
+ */
+import type { CompiledQuery, Kysely, Transaction } from "kysely";
+
+export interface SqlExecutor {
+  /** Rows of a SELECT or of a statement with RETURNING. */
+  rows<Row>(query: CompiledQuery): Promise<Row[]>;
+  /** Rows changed by an INSERT, UPDATE or DELETE. */
+  changes(query: CompiledQuery): Promise<number>;
+}
+
+/** Any Kysely connection or transaction as an executor (PostgreSQL, or any other dialect). */
+export function kyselyExecutor<DB>(db: Kysely<DB> | Transaction<DB>): SqlExecutor {
+  return {
+    async rows<Row>(query: CompiledQuery) {
+      return (await db.executeQuery<Row>(query)).rows;
+    },
+    async changes(query: CompiledQuery) {
+      return Number((await db.executeQuery(query)).numAffectedRows ?? 0n);
+    },
+  };
+}
+
+const SLOT = "\u0000genvideo-slot:";
+
+/** A placeholder for the `index`th value of a cached query (see `CompiledQueries`). */
+export function slot(index: number): string {
+  return `${SLOT}${index}`;
+}
+
+/**
+ * Compiles a query of fixed shape once and fills in its values per call: the
+ * hot paths (auth, status reads, creates) skip Kysely's builder entirely.
+ * Build the query with `slot(i)` where the i-th value goes.
+ */
+export class CompiledQueries {
+  readonly #cache = new Map<string, CompiledQuery>();
+
+  get(name: string, build: () => { compile(): CompiledQuery }, values: readonly unknown[]): CompiledQuery {
+    let compiled = this.#cache.get(name);
+    if (!compiled) {
+      compiled = build().compile();
+      this.#cache.set(name, compiled);
+    }
+    const parameters = compiled.parameters.map((parameter) =>
+      typeof parameter === "string" && parameter.startsWith(SLOT)
+        ? values[Number(parameter.slice(SLOT.length))]
+        : parameter,
+    );
+    return { ...compiled, parameters };
+  }
+}

@@ -1,0 +1,37 @@
+// Starting and stopping the servers under test as child processes.
+import { spawn } from "node:child_process";
+
+export function startProcess(args, env) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const url = new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const match = /"msg":"listening"[^\n]*?"url":"([^"]+)"|"url":"([^"]+)"[^\n]*?"msg":"listening"/.exec(
+        output,
+      );
+      if (match) {
+        child.stdout.off("data", onData);
+        // Keep draining stdout: a full pipe would stall the server's logger.
+        child.stdout.resume();
+        resolve(match[1] ?? match[2]);
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", onData);
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.once("exit", (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+  return {
+    url,
+    output: () => output,
+    stop() {
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
