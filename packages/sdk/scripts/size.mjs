@@ -1,6 +1,7 @@
 // Size budget of the published bundle: everything `@genvideo/sdk` exports, with every dependency
 // (ky, the parts of @genvideo/schema in use), minified and gzipped, as an application bundler ships it.
-// Run after `pnpm build`; `pnpm lint` fails when the bundle is over budget.
+// Run after `pnpm build`; `pnpm lint` fails when the bundle is over budget, or when it reaches for
+// something only Node has: the same bundle must run in Bun, Deno, Workers and (opted in) browsers.
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
@@ -28,6 +29,14 @@ if (process.argv.includes("--verbose")) {
   );
   for (const [file, { bytesInOutput }] of inputs)
     console.log(`${String(bytesInOutput).padStart(7)}  ${file}`);
+}
+const text = new TextDecoder().decode(code);
+const nodeOnly = [/["']node:/, /\brequire\(/, /(?<![A-Za-z])Buffer\b/, /\b__dirname\b/].filter((pattern) =>
+  pattern.test(text),
+);
+if (nodeOnly.length > 0) {
+  console.error(`@genvideo/sdk uses what only Node has: ${nodeOnly.join(", ")}`);
+  process.exit(1);
 }
 console.log(
   `@genvideo/sdk: ${kilobytes(code.length)} minified, ${kilobytes(gzipped)} min+gzip (budget ${kilobytes(budget)})`,
