@@ -157,16 +157,33 @@ function readBody(
   budget: number,
   signal?: AbortSignal,
 ): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const interrupted = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RequestTimeoutError(budget)), Math.max(0, deadline - Date.now()));
-    onAbort = () => reject(signal?.reason);
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      settle();
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(
+      () => {
+        settle();
+        reject(new RequestTimeoutError(budget));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([response.text(), interrupted]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    response.text().then(
+      (text) => {
+        settle();
+        resolve(text);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
   });
 }
 
