@@ -53,6 +53,20 @@ describe("new GenVideo", () => {
     expect(() => new GenVideo({ ...options, dangerouslyAllowBrowser: true })).not.toThrow();
   });
 
+  it("calls a custom fetch as a plain function, as an unbound window.fetch requires", async () => {
+    const { fetch: answer } = scriptedFetch(json(completed));
+    function unboundFetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      return answer(input, init);
+    }
+    const client = new GenVideo({
+      apiKey: "gen_sk_x",
+      baseUrl: "http://x.test",
+      fetch: unboundFetch as typeof fetch,
+    });
+    await expect(client.getStatus(taskId)).resolves.toEqual(completed);
+  });
+
   it("adds the caller's headers to every request without letting them drop the key", async () => {
     const { fetch, sent } = scriptedFetch(json(completed));
     const client = new GenVideo({

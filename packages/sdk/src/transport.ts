@@ -97,13 +97,18 @@ export function readRequestId(headers: Headers, body?: unknown): string | undefi
  * each wait drawn from its upper half) and honour `Retry-After` on every retried status, capped.
  */
 export function createTransport(settings: TransportSettings): Transport {
+  const customFetch = settings.fetch;
   const headers = new Headers(settings.headers);
   headers.set("authorization", `Bearer ${settings.apiKey}`);
   headers.set("accept", "application/json");
   const http = ky.create({
     baseUrl: settings.baseUrl,
     headers,
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    // Called as a plain function: ky would call it as a method of its options, which a browser's
+    // unbound `window.fetch` rejects as an illegal invocation.
+    ...(customFetch
+      ? { fetch: (input: Parameters<typeof fetch>[0], init?: RequestInit) => customFetch(input, init) }
+      : {}),
     retry: {
       limit: settings.maxRetries,
       // POST is listed so keyed creates retry; `shouldRetry` below vetoes the unkeyed ones.
