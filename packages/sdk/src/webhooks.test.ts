@@ -141,6 +141,8 @@ describe("verifyWebhook and signWebhook", () => {
   it("throws a TypeError, not a verification failure, for a secret that is not base64", async () => {
     const headers = await signWebhook({ payload: body, secret });
     await expect(verifyWebhook(body, headers, "whsec_***")).rejects.toBeInstanceOf(TypeError);
+    const unset = process.env.GENVIDEO_SECRET_THAT_IS_NOT_SET as string;
+    await expect(verifyWebhook(body, headers, unset)).rejects.toThrow(/secret is required/);
   });
 });
 

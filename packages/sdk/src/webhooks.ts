@@ -87,6 +87,8 @@ export type SignedWebhookHeaders = {
 const encoder = new TextEncoder();
 
 function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
+  // An unset environment variable arrives here as `undefined`: say so rather than fail obscurely.
+  if (typeof secret !== "string") throw new TypeError("A webhook secret is required (`whsec_...`).");
   const bytes = decodeBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);
   // A broken secret is a deployment bug, not a bad webhook: fail loudly rather than answer 400 forever.
   if (!bytes?.length) throw new TypeError("A webhook secret must be `whsec_` followed by base64.");
@@ -233,8 +235,10 @@ export async function verifyWebhook(
   let verified = false;
   for (const secret of secrets) {
     const key = await hmacKey(secret, "verify");
-    for (const signature of signatures)
+    for (const signature of signatures) {
       verified ||= await crypto.subtle.verify("HMAC", key, signature, content);
+    }
+    if (verified) break;
   }
   const text = new TextDecoder().decode(bytes);
   if (!verified) {
