@@ -36,7 +36,10 @@ const TICK_INTERVAL_MS = 50;
 const CLOCK_PERSIST_INTERVAL_MS = 1000;
 
 export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
-  const { store, db } = await openSqliteStore(config.database.path);
+  const { store, db } = await openSqliteStore(config.database.path, {
+    backgroundCheckpoints: true,
+    onCheckpointError: (message) => logger.warn({ error: message }, "WAL checkpoint failed"),
+  });
   const clock = await openServiceClock(db, config.timeScale);
   let accepting = true;
   let handler: ((request: Request) => Promise<Response>) | undefined;

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { pendingMigrations } from "./migrations.js";
 import { openSqliteStore } from "./sqlite-store.js";
@@ -41,6 +42,51 @@ describe("SQLite store", () => {
     await store.transaction((tx) => tx.appendLedger(refund));
     await expect(store.transaction((tx) => tx.appendLedger({ ...refund, id: "r2" }))).rejects.toThrow();
     expect((await store.transaction((tx) => tx.getAccount("a")))?.credits).toBe(1);
+    await store.close();
+  });
+
+  it("checkpoints in the background and leaves an empty WAL when closed", async () => {
+    const path = join(directory, "checkpoints.db");
+    const { store } = await openSqliteStore(path, { backgroundCheckpoints: true });
+    for (let index = 0; index < 200; index++) {
+      await store.transaction((tx) =>
+        tx.insertAccount({ id: `a${index}`, name: `n${index}`, credits: 0, createdAt: 0 }),
+      );
+    }
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    await store.close();
+    expect(statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    const reopened = await openSqliteStore(path);
+    expect(await reopened.store.transaction((tx) => tx.listAccounts())).toHaveLength(200);
+    await reopened.store.close();
+  });
+
+  it("starts over when another process writes between a transaction's read and its first write", async () => {
+    const path = join(directory, "two-processes.db");
+    const { store } = await openSqliteStore(path);
+    await store.transaction((tx) => tx.insertAccount({ id: "a", name: "a", credits: 10, createdAt: 0 }));
+    // Another connection to the file stands in for the CLI, a separate process.
+    const other = new DatabaseSync(path);
+    other.exec("PRAGMA busy_timeout = 5000");
+    let attempts = 0;
+    await store.transaction(async (tx) => {
+      attempts++;
+      const before = await tx.getAccount("a");
+      if (attempts === 1) other.exec("update accounts set credits = credits + 5 where id = 'a'");
+      await tx.appendLedger({
+        id: `c${attempts}`,
+        accountId: "a",
+        taskId: null,
+        delta: -(before?.credits ?? 0),
+        reason: "charge",
+        createdAt: 0,
+      });
+    });
+    other.close();
+    expect(attempts).toBe(2);
+    // The retry saw the other process's +5: the charge took exactly what was there.
+    expect((await store.transaction((tx) => tx.getAccount("a")))?.credits).toBe(0);
+    expect((await store.transaction((tx) => tx.listLedger("a"))).map((entry) => entry.delta)).toEqual([-15]);
     await store.close();
   });
 

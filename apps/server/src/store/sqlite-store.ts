@@ -4,14 +4,15 @@
  * connection's lock) because Kysely's transaction layer costs several times
  * the queries on this hot path.
  */
-import type { Store } from "@genvideo/engine";
-import { Kysely } from "kysely";
+import type { Store, StoreTransaction } from "@genvideo/engine";
+import { type CompiledQuery, Kysely, SelectQueryNode } from "kysely";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
 import { executeOnSqlite, NodeSqliteDialect } from "./node-sqlite-dialect.js";
 import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import type { Database } from "./tables.js";
+import { startWalCheckpointer } from "./wal-checkpointer.js";
 
 export interface SqliteStoreHandle {
   store: Store;
@@ -22,6 +23,13 @@ export interface SqliteStoreHandle {
 export interface OpenSqliteOptions {
   /** How long a writer waits for another process's lock before failing (ms). */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint the WAL from a worker thread instead of inside commits (see
+   * wal-checkpointer.ts): for the long-running server, not one-shot commands.
+   */
+  backgroundCheckpoints?: boolean;
+  /** Where a failed background checkpoint is reported. */
+  onCheckpointError?: (message: string) => void;
 }
 
 /** Opens (creating when needed) a SQLite database and applies the migrations. `:memory:` is private, for tests. */
@@ -37,7 +45,11 @@ export async function openSqliteStore(
     connection.close();
     throw error;
   }
-  return { db, store: createSqliteStore(connection, db) };
+  if (!options.backgroundCheckpoints || path === ":memory:")
+    return { db, store: createSqliteStore(connection, db) };
+  connection.database.exec("PRAGMA wal_autocheckpoint = 0");
+  const checkpointer = startWalCheckpointer(path, { onError: options.onCheckpointError });
+  return { db, store: createSqliteStore(connection, db, () => checkpointer.stop()) };
 }
 
 /** Kysely on a SQLite file without migrating or a store (readiness checks, tools). */
@@ -47,43 +59,71 @@ export function openSqliteKysely(path: string, options: OpenSqliteOptions = {}):
   });
 }
 
-export function createSqliteStore(connection: SqliteConnection, db: Kysely<Database>): Store {
+/**
+ * Transactions start deferred and take the write lock at their first write,
+ * so the many read-only ones (auth, status reads) skip the cost of the lock.
+ * Within this process the connection lock already serialises transactions;
+ * only another process (the CLI) can commit between a transaction's reads and
+ * its first write, and SQLite then refuses the upgrade (SQLITE_BUSY). That
+ * transaction is rolled back and run again from the start with
+ * BEGIN IMMEDIATE, which waits for the lock instead and cannot be refused.
+ */
+export function createSqliteStore(
+  connection: SqliteConnection,
+  db: Kysely<Database>,
+  afterClose?: () => Promise<void>,
+): Store {
   const compiled = new CompiledQueries();
   let closed = false;
-  const begin = () => connection.statement("begin immediate").statement.run();
-  const commit = () => connection.statement("commit").statement.run();
+  const run = (sql: string) => connection.statement(sql).statement.run();
   const rollback = () => {
-    if (connection.database.isTransaction) connection.statement("rollback").statement.run();
+    if (connection.database.isTransaction) run("rollback");
   };
+
+  async function attempt<T>(work: (tx: StoreTransaction) => Promise<T>, immediate: boolean): Promise<T> {
+    let open = true;
+    let wrote = immediate;
+    const execute = (query: CompiledQuery) => {
+      // A query issued after its transaction ended would run outside any transaction: refuse it.
+      if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
+      if (wrote || SelectQueryNode.is(query.query)) return executeOnSqlite(connection, query);
+      wrote = true;
+      try {
+        return executeOnSqlite(connection, query);
+      } catch (error) {
+        if (isBusy(error)) throw new WriteLockRefused();
+        throw error;
+      }
+    };
+    const exec: SqlExecutor = {
+      rows: async (query) => execute(query).rows as never[],
+      changes: async (query) => Number(execute(query).numAffectedRows ?? 0n),
+    };
+    run(immediate ? "begin immediate" : "begin");
+    try {
+      const result = await work(createStoreTransaction({ db, exec, compiled, rowLocks: false }));
+      run("commit");
+      return result;
+    } catch (error) {
+      rollback();
+      throw error;
+    } finally {
+      open = false;
+    }
+  }
 
   return {
     async transaction(work) {
       if (closed) throw new Error("the store is closed");
       const release = await connection.lock.acquire();
-      let open = true;
-      // A query issued after its transaction ended would run outside any transaction: refuse it.
-      const exec: SqlExecutor = {
-        async rows(query) {
-          if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-          return executeOnSqlite<never>(connection, query).rows;
-        },
-        async changes(query) {
-          if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-          return Number(executeOnSqlite(connection, query).numAffectedRows ?? 0n);
-        },
-      };
       try {
-        begin();
         try {
-          const result = await work(createStoreTransaction({ db, exec, compiled, rowLocks: false }));
-          commit();
-          return result;
+          return await attempt(work, false);
         } catch (error) {
-          rollback();
-          throw error;
+          if (!(error instanceof WriteLockRefused)) throw error;
+          return await attempt(work, true);
         }
       } finally {
-        open = false;
         release();
       }
     },
@@ -94,6 +134,18 @@ export function createSqliteStore(connection: SqliteConnection, db: Kysely<Datab
       const release = await connection.lock.acquire();
       release();
       connection.close();
+      await afterClose?.();
     },
   };
+}
+
+/** Another process wrote since this transaction's first read: it must start over. */
+class WriteLockRefused extends Error {
+  override name = "WriteLockRefused";
+}
+
+function isBusy(error: unknown): boolean {
+  // SQLITE_BUSY is 5; its extended codes (BUSY_SNAPSHOT 517, ...) keep 5 in the low byte.
+  const code = (error as { errcode?: unknown }).errcode;
+  return typeof code === "number" && (code & 0xff) === 5;
 }
