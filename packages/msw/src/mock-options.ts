@@ -70,6 +70,9 @@ export interface ResolvedMockOptions {
   engineConfig: EngineConfigInput;
 }
 
+const SUPPLIED_KEY = /^[A-Za-z0-9_-]{20,255}$/;
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{22,88}={0,2}$/;
+
 /** Leases guard against crashed workers; the mock has one engine and jumps in time, so they never expire. */
 const NEVER_EXPIRING_LEASE_MS = 365 * 24 * 3600_000;
 
@@ -83,6 +86,12 @@ export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOp
   const baseUrl = `${url.origin}${basePath}`;
   const apiKeys = options.apiKeys ?? [defaultKey];
   if (apiKeys.length === 0) throw new RangeError("apiKeys needs at least one key");
+  // Checked here, not at bootstrap, so a typo fails at createGenVideoMock() instead of in every handler.
+  for (const key of apiKeys)
+    if (!SUPPLIED_KEY.test(key))
+      throw new RangeError(`API key "${key}" must be 20 to 255 characters of A-Z, a-z, 0-9, _ and -`);
+  if (options.webhookSecret !== undefined && !WEBHOOK_SECRET.test(options.webhookSecret))
+    throw new RangeError("webhookSecret must be whsec_ followed by standard base64 (16 to 64 bytes)");
   const timing = options.timing ?? {};
   const limits = options.rateLimits ?? true;
   const credits = options.credits ?? 1000;

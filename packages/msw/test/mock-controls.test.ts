@@ -300,3 +300,12 @@ describe("msw integration", () => {
     expect((await fetch(video_url)).status).toBe(200);
   });
 });
+
+describe("options", () => {
+  it("refuses unusable keys and secrets at once", () => {
+    expect(() => createGenVideoMock({ apiKeys: ["short"] })).toThrow(/20 to 255 characters/);
+    expect(() => createGenVideoMock({ apiKeys: [] })).toThrow(/at least one key/);
+    expect(() => createGenVideoMock({ webhookSecret: "secret" })).toThrow(/whsec_/);
+    expect(() => createGenVideoMock({ timing: { generation: "soon" } })).toThrow(RangeError);
+  });
+});

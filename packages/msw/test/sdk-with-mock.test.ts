@@ -1,10 +1,11 @@
+/// <reference types="node" />
 /**
  * The SDK against the mock, the way a consumer's suite uses it: a task whose
  * service time is 10 minutes, polled to completion and its webhook verified,
  * in well under a second of real time; then the same under vitest's fake timers.
  */
 import { GenVideo, RateLimitError, TaskFailedError, verifyWebhook } from "@genvideo/sdk";
-import { HttpResponse, http } from "msw";
+import { HttpResponse, http, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
@@ -120,9 +121,9 @@ describe("pollUntilDone and verifyWebhook", () => {
 
   it("reject with TaskFailedError when the mock fails the task", async () => {
     const task = await client.createTask({ prompt: "doomed", callback_url: CALLBACK });
-    const done = client.pollUntilDone(task, { interval: 5 });
+    const failure = client.pollUntilDone(task, { interval: 5 }).catch((caught: unknown) => caught);
     await mock.tasks.fail(task.task_id, "UNSAFE_CONTENT");
-    const error = await done.catch((caught: unknown) => caught);
+    const error = await failure;
     expect(TaskFailedError.isInstance(error)).toBe(true);
     expect(received).toEqual([{ taskId: task.task_id, success: false, message: "UNSAFE_CONTENT" }]);
   });
@@ -157,6 +158,41 @@ describe("webhook delivery", () => {
     const task = await client.createTask({ prompt: "reentrant", callback_url: CALLBACK });
     await mock.tasks.complete(task.task_id);
     expect(received).toEqual([{ taskId: task.task_id, success: true, message: "completed" }]);
+  });
+
+  it("reaches a real local server through msw's passthrough", async () => {
+    const { createServer } = await import("node:http");
+    const bodies: Promise<unknown>[] = [];
+    const receiverServer = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        bodies.push(
+          verifyWebhook(Buffer.concat(chunks).toString("utf8"), request.headers, local.webhookSecret),
+        );
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiverServer.listen(0, "127.0.0.1", resolve));
+    const address = receiverServer.address() as { port: number };
+    const callback = `http://127.0.0.1:${address.port}/hooks`;
+    const local = createGenVideoMock({
+      baseUrl: "https://local.genvideo.test",
+      allowInsecureCallbacks: true,
+    });
+    server.use(
+      ...local.handlers,
+      http.post(callback, () => passthrough()),
+    );
+    try {
+      const localClient = new GenVideo({ baseUrl: local.baseUrl, apiKey: local.apiKey });
+      const task = await localClient.createTask({ prompt: "to a real server", callback_url: callback });
+      await local.tasks.complete(task.task_id);
+      expect(local.webhooks.forTask(task.task_id)).toMatchObject([{ statusCode: 204 }]);
+      await expect(Promise.all(bodies)).resolves.toMatchObject([{ task_id: task.task_id, success: true }]);
+    } finally {
+      await new Promise((resolve) => receiverServer.close(resolve));
+    }
   });
 
   it("only records in record mode", async () => {
