@@ -4,7 +4,7 @@
  */
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
 import { api, create, credits, status } from "./support/http.js";
 
@@ -307,5 +307,20 @@ describe("options", () => {
     expect(() => createGenVideoMock({ apiKeys: [] })).toThrow(/at least one key/);
     expect(() => createGenVideoMock({ webhookSecret: "secret" })).toThrow(/whsec_/);
     expect(() => createGenVideoMock({ timing: { generation: "soon" } })).toThrow(RangeError);
+  });
+});
+
+describe("under vitest's fake timers", () => {
+  it("never waits on a timer: creates, advances and completes with the timers frozen", async () => {
+    vi.useFakeTimers();
+    try {
+      const id = await create(mock, { prompt: "frozen timers" });
+      await mock.clock.advance("1m");
+      expect(await status(mock, id)).toMatchObject({ status: "completed" });
+      const other = await create(mock, { prompt: "another" });
+      expect((await mock.tasks.timeout(other)).failureCode).toBe("TIMEOUT");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
