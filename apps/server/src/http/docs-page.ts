@@ -10,6 +10,21 @@ type JsonObject = { [key: string]: Json };
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 
 export function renderDocsPage(document: JsonObject): string {
+  const resolve = (value: Json | undefined): JsonObject => {
+    // Local references only (`#/components/...`): the document is self-contained.
+    let current = asObject(value);
+    for (
+      let depth = 0;
+      typeof current.$ref === "string" && current.$ref.startsWith("#/") && depth < 10;
+      depth++
+    ) {
+      let target: Json | undefined = document;
+      for (const part of current.$ref.slice(2).split("/"))
+        target = asObject(target)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+      current = asObject(target);
+    }
+    return current;
+  };
   const info = asObject(document.info);
   const title = text(info.title) || "API reference";
   const paths = asObject(document.paths);
@@ -22,7 +37,7 @@ export function renderDocsPage(document: JsonObject): string {
       if (Object.keys(operation).length === 0) continue;
       const anchor = `op-${method}-${path.replace(/[^A-Za-z0-9]+/g, "-")}`;
       toc.push(`<li><a href="#${anchor}"><code>${method.toUpperCase()} ${escapeHtml(path)}</code></a></li>`);
-      operations.push(renderOperation(anchor, method, path, operation));
+      operations.push(renderOperation(anchor, method, path, operation, resolve));
     }
   }
   const schemaSections = Object.entries(schemas).map(
@@ -58,7 +73,13 @@ ${schemaSections.join("\n")}
 `;
 }
 
-function renderOperation(anchor: string, method: string, path: string, operation: JsonObject): string {
+function renderOperation(
+  anchor: string,
+  method: string,
+  path: string,
+  operation: JsonObject,
+  resolve: (value: Json | undefined) => JsonObject,
+): string {
   const parts = [
     `<section class="operation" id="${anchor}">`,
     `<h3><span class="method">${method}</span> <code>${escapeHtml(path)}</code></h3>`,
@@ -68,7 +89,7 @@ function renderOperation(anchor: string, method: string, path: string, operation
   const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
   if (parameters.length > 0) {
     const rows = parameters.map((parameter) => {
-      const p = asObject(parameter);
+      const p = resolve(parameter);
       return `<tr><td><code>${escapeHtml(text(p.name))}</code></td><td>${escapeHtml(text(p.in))}</td><td>${
         p.required ? "yes" : "no"
       }</td><td>${escapeHtml(text(p.description))}</td></tr>`;
@@ -77,14 +98,14 @@ function renderOperation(anchor: string, method: string, path: string, operation
       `<h4>Parameters</h4><table><tr><th>Name</th><th>In</th><th>Required</th><th>Description</th></tr>${rows.join("")}</table>`,
     );
   }
-  const body = asObject(operation.requestBody);
+  const body = resolve(operation.requestBody);
   if (Object.keys(body).length > 0)
     parts.push(`<h4>Request body</h4>${renderContent(asObject(body.content))}`);
   const responses = asObject(operation.responses);
   if (Object.keys(responses).length > 0) {
     parts.push("<h4>Responses</h4>");
     for (const [status, response] of Object.entries(responses)) {
-      const r = asObject(response);
+      const r = resolve(response);
       parts.push(
         `<p><code>${escapeHtml(status)}</code> ${escapeHtml(text(r.description))}</p>${renderContent(asObject(r.content))}`,
       );

@@ -10,8 +10,7 @@ import { renderDocsPage } from "./docs-page.js";
 
 export interface HostRoutesOptions {
   db: Kysely<Database>;
-  /** The OpenAPI document, or undefined while the schema package does not build one. */
-  openApiDocument: () => Record<string, unknown> | undefined;
+  openApiDocument: () => Record<string, unknown>;
   /** False once shutdown began: load balancers should stop sending traffic. */
   accepting: () => boolean;
 }
@@ -35,25 +34,12 @@ export function hostRoutes(options: HostRoutesOptions): Hono {
     }
   });
 
-  app.get("/openapi.json", (c) => {
-    const document = options.openApiDocument();
-    if (!document) return notFound(c.req.path);
-    return c.json(document);
-  });
+  app.get("/openapi.json", (c) => c.json(options.openApiDocument()));
 
   app.get("/docs", (c) => {
-    const document = options.openApiDocument();
-    if (!document) return notFound(c.req.path);
-    docsHtml ??= renderDocsPage(document as never);
+    docsHtml ??= renderDocsPage(options.openApiDocument() as never);
     return c.html(docsHtml);
   });
 
   return app;
-}
-
-function notFound(path: string): Response {
-  return Response.json(
-    { error: "Not Found", code: "NOT_FOUND", message: `No route for ${path}` },
-    { status: 404 },
-  );
 }
