@@ -134,3 +134,28 @@ it("loses nothing and ends every task exactly once across a SIGKILL", async () =
     await receiver.close();
   }
 }, 30_000);
+
+it("times out, at startup, a task whose deadline passed while the server was down", async () => {
+  const downDir = temporaryDataDir();
+  try {
+    let server = await startServer({ dataDir: downDir, env: { GENVIDEO_RENDERER: "fixture" } });
+    const before = await credits(server);
+    const response = await server.api("/api/gen/generate", { json: { prompt: "waits forever [[timeout]]" } });
+    const { task_id: taskId } = (await response.json()) as { task_id: string };
+    expect(await server.stop()).toBe(0);
+
+    // The deadline passes while nothing runs: move it into the past, as ten minutes of downtime would.
+    const database = new DatabaseSync(join(downDir, "genvideo.db"));
+    database.prepare("update tasks set deadline_at = created_at where id = ?").run(taskId);
+    database.close();
+
+    server = await startServer({ dataDir: downDir, env: { GENVIDEO_RENDERER: "fixture" } });
+    // The very first read after the start already sees it: the sweep ran before the server listened.
+    const status = (await (await server.api(`/api/gen/status/${taskId}`)).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ status: "failed", message: "TIMEOUT", video_url: null });
+    expect(await credits(server)).toBe(before);
+    expect(await server.stop()).toBe(0);
+  } finally {
+    removeDataDir(downDir);
+  }
+}, 30_000);
