@@ -1,3 +1,5 @@
+/** The bytes every completed mock task's `video_url` serves: the engine's tiny, playable H.264 MP4 (64x36, 1 s). */
+export { tinyMp4Bytes as mockVideoBytes } from "@genvideo/engine";
 export {
   createGenVideoMock,
   type GenVideoMock,
@@ -8,7 +10,6 @@ export {
 export { type Duration, parseDuration } from "./duration.js";
 export type { ForcedError, ForcedErrorRoute } from "./forced-errors.js";
 export type { GenVideoMockOptions, MockTiming } from "./mock-options.js";
-export { mockVideoBytes } from "./mock-video.js";
 export type { RecordedRequest } from "./request-log.js";
 export type { MockScenario, MockTask, MockTaskControls } from "./task-controls.js";
 export type { RecordedWebhook, WebhookDeliveryMode } from "./webhook-deliveries.js";

@@ -1,5 +1,5 @@
+import { tinyMp4Bytes } from "@genvideo/engine";
 import { describe, expect, it } from "vitest";
-import { mockVideoBytes } from "./mock-video.js";
 import { MockVideoStorage } from "./mock-video-storage.js";
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -17,7 +17,7 @@ describe("MockVideoStorage", () => {
     const response = await serve(url);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("video/mp4");
-    expect(new Uint8Array(await response.arrayBuffer())).toEqual(mockVideoBytes());
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(tinyMp4Bytes());
     expect((await serve(url, {}, NOW + 7 * 24 * 3600_000 + 1000)).status).toBe(403);
   });
 
@@ -29,7 +29,7 @@ describe("MockVideoStorage", () => {
     ["bytes=5-2", 200, null, 0],
     ["items=0-1", 200, null, 0],
   ])("Range %s answers %i", async (range, status, contentRange, length) => {
-    const size = mockVideoBytes().byteLength;
+    const size = tinyMp4Bytes().byteLength;
     const expected = contentRange
       ?.replace("SIZE-4-SIZE-1", `${size - 4}-${size - 1}`)
       .replace("SIZE-1", String(size - 1))
@@ -48,7 +48,7 @@ describe("MockVideoStorage", () => {
     expect([response.status, response.body, response.headers.get("content-length")]).toEqual([
       200,
       null,
-      String(mockVideoBytes().byteLength),
+      String(tinyMp4Bytes().byteLength),
     ]);
   });
 

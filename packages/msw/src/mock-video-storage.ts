@@ -1,5 +1,4 @@
-import type { VideoStorage } from "@genvideo/engine";
-import { mockVideoBytes } from "./mock-video.js";
+import { TINY_MP4_CONTENT_TYPE, tinyMp4Bytes, type VideoStorage } from "@genvideo/engine";
 
 /** How long a `video_url` works, as on the reference server (DESIGN.md: 7 days). */
 const VIDEO_URL_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -83,10 +82,10 @@ function forbidden(code: keyof typeof MESSAGES): Response {
 }
 
 function videoResponse(request: Request, expiresIn: number): Response {
-  const video = mockVideoBytes();
+  const video = tinyMp4Bytes();
   const size = video.byteLength;
   const headers: Record<string, string> = {
-    "Content-Type": "video/mp4",
+    "Content-Type": TINY_MP4_CONTENT_TYPE,
     "Accept-Ranges": "bytes",
     ETag: '"genvideo-mock-video"',
     "Cache-Control": `private, max-age=${expiresIn}`,
