@@ -3,7 +3,7 @@
  * never carry a secret, configuration errors, and graceful shutdown.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
@@ -131,6 +131,25 @@ describe("host routes, logs and shutdown", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr.trim()).toMatch(message);
     expect(result.stdout).toBe("");
+  });
+
+  it("names the setting when the port is taken or the database cannot be opened", async () => {
+    const running = await startServer({ env: { GENVIDEO_RENDERER: "fixture" } });
+    directories.push(running.dataDir);
+    const port = new URL(running.url).port;
+    const taken = await runCli(["start"], scratch(), { PORT: port });
+    expect(taken.code).toBe(2);
+    expect(taken.stderr.trim()).toBe(`genvideo-server: PORT ${port} is already in use on 127.0.0.1`);
+    expect(await running.stop()).toBe(0);
+
+    // A file where the database's directory should be.
+    const directory = scratch();
+    writeFileSync(join(directory, "blocker"), "");
+    const path = join(directory, "blocker", "x.db");
+    const unopenable = await runCli(["start"], directory, { GENVIDEO_DATABASE_URL: `sqlite:${path}` });
+    expect(unopenable.code).toBe(2);
+    expect(unopenable.stderr.trim().split("\n")).toHaveLength(1);
+    expect(unopenable.stderr).toContain(`genvideo-server: GENVIDEO_DATABASE_URL: cannot open sqlite:${path}`);
   });
 
   it("prints usage with --help, and exits 2 on an unknown command", async () => {

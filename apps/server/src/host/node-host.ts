@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createEngine, type Engine } from "@genvideo/engine";
 import { serve } from "@hono/node-server";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
-import { defaultPublicUrl, type ServerConfig } from "../config.js";
+import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import type { Logger } from "../http/logger.js";
 import { createSyntheticRenderer } from "../renderer/index.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
@@ -39,6 +39,10 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const { store, db } = await openSqliteStore(config.database.path, {
     backgroundCheckpoints: true,
     onCheckpointError: (message) => logger.warn({ error: message }, "WAL checkpoint failed"),
+  }).catch((error: unknown) => {
+    throw new ConfigError(
+      `GENVIDEO_DATABASE_URL: cannot open sqlite:${config.database.path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
   const clock = await openServiceClock(db, config.timeScale);
   let accepting = true;
@@ -51,10 +55,15 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     port: config.port,
     hostname: config.host,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+  } catch (error) {
+    await store.close();
+    throw listenError(error, config);
+  }
   const port = (server.address() as AddressInfo).port;
   const url = defaultPublicUrl(config.host, port);
   const publicUrl = config.publicUrl ?? url;
@@ -117,4 +126,18 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   };
 
   return { url, publicUrl, engine, clock, close };
+}
+
+/** A port taken or an address not ours is a configuration problem: say which setting. */
+function listenError(error: unknown, config: ServerConfig): Error {
+  const code = (error as { code?: string }).code;
+  const where = `${config.host}:${config.port}`;
+  if (code === "EADDRINUSE")
+    return new ConfigError(`PORT ${config.port} is already in use on ${config.host}`);
+  if (code === "EACCES")
+    return new ConfigError(`PORT ${config.port} needs privileges this process does not have`);
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new ConfigError(`HOST ${config.host} is not an address of this machine`);
+  }
+  return new Error(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
 }
