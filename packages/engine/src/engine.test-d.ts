@@ -1,5 +1,12 @@
+import type { TaskStatusResponse } from "@genvideo/schema";
 import { describe, expectTypeOf, it } from "vitest";
-import { createEngine, type Engine, type EngineConfigInput, type TickReport } from "./index.js";
+import {
+  createEngine,
+  type Engine,
+  type EngineConfigInput,
+  type TaskStatusBody,
+  type TickReport,
+} from "./index.js";
 import type { Store, WebhookAttemptOutcome } from "./ports.js";
 
 describe("public types", () => {
@@ -25,5 +32,13 @@ describe("public types", () => {
     expectTypeOf<Extract<WebhookAttemptOutcome, { ok: false }>["statusCode"]>().toEqualTypeOf<
       number | null
     >();
+  });
+});
+
+describe("the status body", () => {
+  it("is one of the contract's shapes, and a completed one always has a URL", () => {
+    expectTypeOf<TaskStatusBody>().toExtend<TaskStatusResponse>();
+    expectTypeOf<Extract<TaskStatusBody, { status: "completed" }>["video_url"]>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<TaskStatusBody, { status: "failed" }>["video_url"]>().toEqualTypeOf<null>();
   });
 });

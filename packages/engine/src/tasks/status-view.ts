@@ -1,17 +1,24 @@
-import { TASK_STATUS_MESSAGES } from "@genvideo/schema";
-import type { TaskRecord, TaskState, VideoStorage } from "../ports.js";
+import { type FailureCode, TASK_STATUS_MESSAGES } from "@genvideo/schema";
+import type { TaskRecord, VideoStorage } from "../ports.js";
 import { COMPLETED_MESSAGE } from "../webhooks/payload.js";
 
-/** The status body of DESIGN.md: `video_url` only once the task is terminal. */
-export interface TaskStatusBody {
-  status: TaskState;
+interface StatusBodyCommon {
   task_id: string;
   message: string;
-  video_url?: string | null;
   progress: number;
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * The status body of DESIGN.md, one shape per status: `video_url` is absent
+ * while the task is active, a URL once completed and null once failed. A
+ * completed body without a URL cannot be written down.
+ */
+export type TaskStatusBody =
+  | (StatusBodyCommon & { status: "queued" | "processing" })
+  | (StatusBodyCommon & { status: "completed"; video_url: string })
+  | (StatusBodyCommon & { status: "failed"; message: FailureCode; video_url: null });
 
 const ACTIVE_MESSAGES = { queued: TASK_STATUS_MESSAGES.queued, processing: TASK_STATUS_MESSAGES.processing };
 
@@ -40,21 +47,39 @@ export async function taskStatusBody(
     created_at: new Date(task.createdAt).toISOString(),
     updated_at: new Date(task.updatedAt).toISOString(),
   };
-  const head = { status: task.state, task_id: task.id };
+  const task_id = task.id;
   switch (task.state) {
     case "completed": {
-      const videoUrl = task.videoKey === null ? null : await videos.signedUrl(task.videoKey, task.id, now);
-      return { ...head, message: COMPLETED_MESSAGE, video_url: videoUrl, progress: 100, ...times };
+      // Completion is only ever written with a video (see TaskWorker.finishDue). A row that says
+      // otherwise is corrupt: a 500 with a request id, never a completed body without its URL.
+      if (task.videoKey === null) throw new InconsistentTaskError(task.id, "is completed but has no video");
+      const video_url = await videos.signedUrl(task.videoKey, task.id, now);
+      return { status: "completed", task_id, message: COMPLETED_MESSAGE, video_url, progress: 100, ...times };
     }
     case "failed":
       return {
-        ...head,
+        status: "failed",
+        task_id,
         message: task.failureCode ?? "GENERATION_FAILED",
         video_url: null,
         progress: task.progress,
         ...times,
       };
     default:
-      return { ...head, message: ACTIVE_MESSAGES[task.state], progress: progressOf(task, now), ...times };
+      return {
+        status: task.state,
+        task_id,
+        message: ACTIVE_MESSAGES[task.state],
+        progress: progressOf(task, now),
+        ...times,
+      };
+  }
+}
+
+/** A stored task whose fields contradict each other; the request that met it fails with INTERNAL_ERROR. */
+export class InconsistentTaskError extends Error {
+  constructor(taskId: string, problem: string) {
+    super(`Task ${taskId} ${problem}: the stored record is inconsistent`);
+    this.name = "InconsistentTaskError";
   }
 }
