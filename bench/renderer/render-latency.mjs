@@ -1,12 +1,12 @@
 // Benchmark of the synthetic renderer (issue 4): render time of the default
 // clip, and status-read latency while renders run. Not part of the test suite.
-//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--in-process] [--priority=-10]
+//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--in-process] [--priority=-10] [--niceness=10]
 // It bundles the renderer from apps/server/src with esbuild (the sources use
 // .js specifiers for .ts files, which Node alone cannot resolve), serves a
 // status-read-like Hono route on loopback in this process, and drives it from
 // a separate client process at a fixed rate: idle, then with 2 renders looping.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -26,6 +26,7 @@ const { values: options } = parseArgs({
     runs: { type: "string", default: "3" },
     "in-process": { type: "boolean", default: false },
     priority: { type: "string", default: "0" },
+    niceness: { type: "string", default: "10" },
   },
 });
 
@@ -56,13 +57,20 @@ const storage = new LocalVideoStorage({ dir: dataDir, publicUrl: "http://127.0.0
 const frameSynthesis = options["in-process"] ? "in-process" : "process";
 if (frameSynthesis === "process" && !locateFrameProcess())
   throw new Error("frame process entry not found in the bundle");
-// On a shared machine, --priority=-10 lifts this process and its client above
-// unrelated load while renders stay 10 nice levels below it, as in production
+// On a shared machine, --priority=-10 lifts this process, its client and its
+// renders above unrelated load while renders stay 10 nice levels below the
+// server, as in production
 // (server at 0, renders at 10; the renderer's niceness is relative): CFS
 // shares depend only on the difference.
 const priority = Number(options.priority);
-if (priority !== 0) setPriority(0, priority);
-const renderer = createSyntheticRenderer({ storage, frameSynthesis });
+if (priority !== 0) {
+  setPriority(0, priority);
+  // With scheduler autogroups (most Linux distributions), nice only ranks tasks
+  // within one session; the group's own nice ranks it against other sessions.
+  await writeFile("/proc/self/autogroup", String(priority)).catch(() => {});
+}
+const niceness = Number(options.niceness);
+const renderer = createSyntheticRenderer({ storage, frameSynthesis, encoderNiceness: niceness });
 let taskNumber = 0;
 const request = (prompt) => ({ prompt, model_type: "gen-3-fast", aspect_ratio: "16:9" });
 async function renderOnce(prompt) {
@@ -104,7 +112,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 console.log(
   `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), frames made: ${frameSynthesis}, ` +
-    `server priority ${priority}, renders ${priority + 10}, load average ${loadavg().map(round).join(" ")}`,
+    `server priority ${priority}, renders ${Math.min(19, priority + niceness)}, load average ${loadavg().map(round).join(" ")}`,
 );
 await renderOnce("warm-up");
 
