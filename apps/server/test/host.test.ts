@@ -125,6 +125,10 @@ describe("host routes, logs and shutdown", () => {
     ],
     [{ GENVIDEO_TIME_SCALE: "-1" }, /^genvideo-server: GENVIDEO_TIME_SCALE must be/],
     [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^genvideo-server: GENVIDEO_BOOTSTRAP_API_KEY must be/],
+    [
+      { GENVIDEO_BOOTSTRAP_API_KEY: `gen_sk_${"A".repeat(38)}` },
+      /^genvideo-server: GENVIDEO_BOOTSTRAP_API_KEY .*checksum/,
+    ],
   ])("bad configuration %o stops the start with one line and exit code 2", async (env, message) => {
     const result = await runCli(["start"], scratch(), env);
     expect(result.code).toBe(2);

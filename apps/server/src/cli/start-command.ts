@@ -4,7 +4,7 @@
  * default account and prints its API key and webhook secret, once.
  */
 import type { BootstrapResult } from "@genvideo/engine";
-import type { ServerConfig } from "../config.js";
+import { ConfigError, type ServerConfig } from "../config.js";
 import { startNodeHost } from "../host/node-host.js";
 import { createLogger } from "../http/logger.js";
 import type { CliIo } from "./run-cli.js";
@@ -23,6 +23,8 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     });
   } catch (error) {
     await host.close();
+    // A bootstrap key or secret the engine refuses is a setting the operator must fix.
+    if (error instanceof Error && error.name === "AdminError") throw new ConfigError(error.message);
     throw error;
   }
   if (bootstrap.created) printFirstStart(bootstrap, config, io);
