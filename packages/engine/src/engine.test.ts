@@ -61,3 +61,31 @@ describe("several engines on one store", () => {
     expect(notified.sort()).toEqual([...ids].sort());
   });
 });
+
+describe("an injected id source", () => {
+  function countingUUIDs() {
+    let count = 0;
+    return () => `00000000-0000-4000-8000-${(++count).toString(16).padStart(12, "0")}`;
+  }
+
+  it("names tasks, webhook events and requests", async () => {
+    const h = await createHarness({}, { randomUUID: countingUUIDs() });
+    const first = await h.call("POST", "/api/gen/generate", {
+      body: { prompt: "A fox", callback_url: "https://example.com/hook" },
+    });
+    expect(first.headers.get("x-request-id")).toBe("req_00000000-0000-4000-8000-000000000001");
+    expect(await first.json()).toMatchObject({ task_id: "00000000-0000-4000-8000-000000000002" });
+    await h.advance(60_000);
+    const [event] = await h.engine.admin.listWebhookEvents("00000000-0000-4000-8000-000000000002");
+    expect(event?.id).toBe("msg_00000000000040008000000000000003");
+    expect(h.sender.deliveries[0]?.headers["webhook-id"]).toBe(event?.id);
+  });
+
+  it("gives two engines with equal sources the same ids", async () => {
+    const ids = async () => {
+      const h = await createHarness({}, { randomUUID: countingUUIDs() });
+      return [await h.create({ prompt: "one" }), await h.create({ prompt: "two" })];
+    };
+    expect(await ids()).toEqual(await ids());
+  });
+});

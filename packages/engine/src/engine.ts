@@ -5,6 +5,7 @@ import { type EngineConfig, type EngineConfigInput, resolveEngineConfig } from "
 import { createHttpApp } from "./http/app.js";
 import type { EngineEnv } from "./http/engine-env.js";
 import { TokenBucketLimiter } from "./http/rate-limiter.js";
+import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
 import type { Renderer, Store, VideoStorage, WebhookSender } from "./ports.js";
 import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
 import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
@@ -26,6 +27,13 @@ export interface EngineOptions {
   config?: EngineConfigInput;
   /** Lease owner name of this engine; default `worker_<uuid>`. */
   workerId?: string;
+  /**
+   * Source of task ids, webhook ids (`msg_<hex>`) and request ids (`req_<uuid>`);
+   * default `crypto.randomUUID`. Must return UUID v4 strings that never repeat
+   * within the store: the msw mock injects a seeded one so a test sees the
+   * same task ids in every run.
+   */
+  randomUUID?: RandomUUID;
 }
 
 /** What one `tick()` did, at which service time. */
@@ -76,12 +84,20 @@ export function createEngine(options: EngineOptions): Engine {
   const config = resolveEngineConfig(options.config);
   const { store, clock } = options;
   const wallClock = options.wallClock ?? { now: () => Date.now() };
+  const randomUUID = options.randomUUID ?? cryptoRandomUUID;
   const workerId = options.workerId ?? `worker_${crypto.randomUUID()}`;
   const limiters = {
     create: new TokenBucketLimiter("create", config.rateLimits.createsPerMinute, wallClock),
     read: new TokenBucketLimiter("read", config.rateLimits.readsPerMinute, wallClock),
   };
-  const app = createHttpApp({ store, clock, videoStorage: options.videoStorage, config, limiters });
+  const app = createHttpApp({
+    store,
+    clock,
+    videoStorage: options.videoStorage,
+    config,
+    limiters,
+    randomUUID,
+  });
   const tasks = new TaskWorker({
     store,
     clock,
@@ -89,6 +105,7 @@ export function createEngine(options: EngineOptions): Engine {
     videoStorage: options.videoStorage,
     config,
     workerId,
+    randomUUID,
   });
   const webhooks = new WebhookDispatcher({
     store,

@@ -31,7 +31,11 @@ export interface GenVideoMockOptions {
   apiKeys?: readonly string[];
   /** The account's webhook signing secret, `whsec_<base64>`. Default: derived from `seed`. */
   webhookSecret?: string;
-  /** Makes the default key, secret and video URL signatures the same in every run. Default `"genvideo"`. */
+  /**
+   * Makes the default key, secret, video URL signatures, task ids, webhook ids
+   * and request ids the same in every run (ids start over at each `reset()`).
+   * Default `"genvideo"`.
+   */
   seed?: string | number;
   timing?: MockTiming;
   /**
@@ -57,6 +61,7 @@ export interface GenVideoMockOptions {
 
 /** The options with every default filled in. */
 export interface ResolvedMockOptions {
+  seed: string;
   baseUrl: string;
   /** The path part of `baseUrl` (`""` or `/v1`), stripped before the engine routes a request. */
   basePath: string;
@@ -77,7 +82,8 @@ const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{22,88}={0,2}$/;
 const NEVER_EXPIRING_LEASE_MS = 365 * 24 * 3600_000;
 
 export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOptions {
-  const random = seededRandom(options.seed ?? "genvideo");
+  const seed = String(options.seed ?? "genvideo");
+  const random = seededRandom(seed);
   const defaultKey = `gen_test_${random.alphanumeric(32)}`;
   const defaultSecret = `whsec_${bytesToBase64(random.bytes(24))}`;
   const videoSigningKey = random.bytes(32);
@@ -98,6 +104,7 @@ export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOp
   if (!Number.isInteger(credits) || credits < 0)
     throw new RangeError(`credits must be a whole number ≥ 0, got ${credits}`);
   return {
+    seed,
     baseUrl,
     basePath,
     apiKeys,

@@ -9,6 +9,7 @@ import {
 import { MockServiceClock } from "./mock-clock.js";
 import type { ResolvedMockOptions } from "./mock-options.js";
 import { MockVideoStorage } from "./mock-video-storage.js";
+import { seededRandom } from "./seeded-random.js";
 import { type RecordedWebhook, RecordingWebhookSender } from "./webhook-deliveries.js";
 
 /** Every mock task's video: there is one fixture, so the key only has to be non-null. */
@@ -48,6 +49,8 @@ export class MockService {
     this.clock = new MockServiceClock(options.start ?? Date.now(), options.scale);
     this.sender = new RecordingWebhookSender(options.webhookDelivery, deliveries);
     this.videos = new MockVideoStorage(options.baseUrl, options.videoSigningKey);
+    // Its own stream, apart from the one that made the keys: ids start over with each life of the service.
+    const ids = seededRandom(`${options.seed}/ids`);
     this.engine = createEngine({
       store: this.store,
       clock: this.clock,
@@ -56,6 +59,7 @@ export class MockService {
       sender: this.sender,
       config: options.engineConfig,
       workerId: "genvideo-mock",
+      randomUUID: () => ids.uuid(),
     });
     this.ready = this.#bootstrap(options);
   }

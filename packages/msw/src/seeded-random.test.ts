@@ -9,6 +9,17 @@ describe("seededRandom", () => {
     expect(seededRandom("a").alphanumeric(64)).toMatch(/^[A-Za-z0-9]{64}$/);
   });
 
+  it("makes UUID v4 strings that repeat for a seed and differ between seeds", () => {
+    const one = seededRandom("a");
+    const ids = [one.uuid(), one.uuid(), one.uuid()];
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(3);
+    const again = seededRandom("a");
+    expect([again.uuid(), again.uuid(), again.uuid()]).toEqual(ids);
+    expect(seededRandom("b").uuid()).not.toBe(ids[0]);
+  });
+
   it("encodes base64 like btoa over the bytes", () => {
     expect(bytesToBase64(new Uint8Array([0, 255, 16]))).toBe("AP8Q");
   });

@@ -1,7 +1,7 @@
 /**
  * A small deterministic generator (sfc32 seeded through a string hash), so a
  * mock built with the same `seed` hands out the same default key, webhook
- * secret and video URL signing key in every run: snapshots stay stable.
+ * secret, video URL signing key and task ids in every run: snapshots stay stable.
  * Not for anything secret.
  */
 export interface SeededRandom {
@@ -9,6 +9,8 @@ export interface SeededRandom {
   bytes(length: number): Uint8Array<ArrayBuffer>;
   /** `length` characters of `[A-Za-z0-9]`. */
   alphanumeric(length: number): string;
+  /** A UUID v4 string (version and variant bits set), as `crypto.randomUUID()` returns. */
+  uuid(): string;
 }
 
 const ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -49,16 +51,24 @@ export function seededRandom(seed: string | number): SeededRandom {
     c = (c + t) >>> 0;
     return t;
   };
+  const bytes = (length: number) => {
+    const out = new Uint8Array(length);
+    for (let index = 0; index < length; index++) out[index] = next() & 0xff;
+    return out;
+  };
   return {
-    bytes(length) {
-      const out = new Uint8Array(length);
-      for (let index = 0; index < length; index++) out[index] = next() & 0xff;
-      return out;
-    },
+    bytes,
     alphanumeric(length) {
       let out = "";
       for (let index = 0; index < length; index++) out += ALPHANUMERIC[next() % ALPHANUMERIC.length];
       return out;
+    },
+    uuid() {
+      const value = bytes(16);
+      value[6] = (value[6]! & 0x0f) | 0x40;
+      value[8] = (value[8]! & 0x3f) | 0x80;
+      const hex = Array.from(value, (byte) => byte.toString(16).padStart(2, "0")).join("");
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     },
   };
 }

@@ -5,7 +5,7 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGenVideoMock } from "../src/index.js";
+import { createGenVideoMock, type GenVideoMock } from "../src/index.js";
 import { api, create, credits, status } from "./support/http.js";
 
 const mock = createGenVideoMock({ baseUrl: "https://api.genvideo.test", seed: "controls" });
@@ -277,6 +277,32 @@ describe("msw integration", () => {
     expect([one.apiKey, one.webhookSecret]).toEqual([two.apiKey, two.webhookSecret]);
     expect(one.apiKey).not.toBe(createGenVideoMock({ seed: 8 }).apiKey);
     expect(one.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+  });
+
+  it("hands out the same task ids for the same seed, other ids for another seed, and starts over at reset()", async () => {
+    async function taskIds(seeded: GenVideoMock, count = 2): Promise<string[]> {
+      const ids: string[] = [];
+      for (let index = 0; index < count; index++) {
+        const response = await seeded.fetch(
+          new Request(`${seeded.baseUrl}/api/gen/generate`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${seeded.apiKey}`, "content-type": "application/json" },
+            body: JSON.stringify({ prompt: `fox ${index}` }),
+          }),
+        );
+        ids.push(((await response.json()) as { task_id: string }).task_id);
+      }
+      return ids;
+    }
+    const one = createGenVideoMock({ seed: "ids" });
+    const first = await taskIds(one);
+    expect(first).toEqual(await taskIds(createGenVideoMock({ seed: "ids" })));
+    for (const id of first)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(first).size).toBe(2);
+    expect(await taskIds(createGenVideoMock({ seed: "other ids" }))).not.toContain(first[0]);
+    await one.reset();
+    expect(await taskIds(one)).toEqual(first);
   });
 
   it("starts the account with the configured credits", async () => {

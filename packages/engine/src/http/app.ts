@@ -20,7 +20,7 @@ const CREATE_PATH = "/api/gen/generate";
  */
 export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
-  app.use("*", requestContext(services.config.logger));
+  app.use("*", requestContext(services.config.logger, services.randomUUID));
   app.use("/api/*", authMiddleware(services));
 
   app.post(CREATE_PATH, rateLimit(services, "create"), generateRoute(services));

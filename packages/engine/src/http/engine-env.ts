@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
+import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import type { Store, VideoStorage } from "../ports.js";
 import type { TokenBucketLimiter } from "./rate-limiter.js";
@@ -11,6 +12,8 @@ export interface HttpServices {
   videoStorage: VideoStorage;
   config: EngineConfig;
   limiters: { create: TokenBucketLimiter; read: TokenBucketLimiter };
+  /** Source of task ids and request ids. */
+  randomUUID: RandomUUID;
 }
 
 /** Hono bindings of the engine's app: the request id and, under /api, the authenticated caller. */

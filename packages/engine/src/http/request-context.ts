@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { EngineLogger } from "../config.js";
+import type { RandomUUID } from "../ids.js";
 import type { EngineEnv } from "./engine-env.js";
 
 // A client-supplied id is reused when it is short and plain, so a trace spans both sides.
@@ -10,11 +11,11 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * (errors included) and logs one line per request: method, path without the
  * query string (a key sent there must not reach the logs), status, duration.
  */
-export function requestContext(logger: EngineLogger): MiddlewareHandler<EngineEnv> {
+export function requestContext(logger: EngineLogger, randomUUID: RandomUUID): MiddlewareHandler<EngineEnv> {
   return async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header("x-request-id");
-    const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+    const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID()}`;
     c.set("requestId", requestId);
     await next();
     c.res.headers.set("X-Request-Id", requestId);

@@ -2,6 +2,7 @@ import { type GenerationRequest, MODELS, TASK_CREATED_MESSAGE } from "@genvideo/
 import type { EngineConfig } from "../config.js";
 import { chargeTask } from "../credits/ledger.js";
 import { ApiError } from "../http/api-error.js";
+import type { RandomUUID } from "../ids.js";
 import type { Store, TaskRecord } from "../ports.js";
 import { scenarioOf } from "./scenario.js";
 
@@ -28,12 +29,12 @@ export async function createTask(
   config: EngineConfig,
   accountId: string,
   request: GenerationRequest,
-  now: number,
+  { now, randomUUID }: { now: number; randomUUID: RandomUUID },
   idempotency?: IdempotencyTarget,
 ): Promise<CreateTaskBody> {
   const cost = MODELS[request.model_type].credits;
   const task: TaskRecord = {
-    id: crypto.randomUUID(),
+    id: randomUUID(),
     accountId,
     state: "queued",
     failureCode: null,

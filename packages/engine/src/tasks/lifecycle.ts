@@ -1,5 +1,6 @@
 import type { FailureCode } from "@genvideo/schema";
 import { refundTask } from "../credits/ledger.js";
+import { type RandomUUID, webhookEventId } from "../ids.js";
 import type { StoreTransaction, TaskRecord } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
 import { progressOf } from "./status-view.js";
@@ -10,15 +11,28 @@ export const ACTIVE_STATES = ["queued", "processing"] as const;
 /** Failure codes that give the credits back: the service's fault, not the prompt's. */
 const REFUNDED_FAILURES: ReadonlySet<FailureCode> = new Set(["TIMEOUT", "GENERATION_FAILED"]);
 
+/** When a terminal transition happens, where the ids it writes come from, and (for a worker) whose lease it needs. */
+export interface TransitionContext {
+  now: number;
+  randomUUID: RandomUUID;
+  /** Only while the task is still leased by this owner. */
+  leaseOwner?: string;
+}
+
 /**
  * The outbox: the notification is written in the same transaction as the
  * terminal state, so a crash can neither lose it nor send one for a state
  * that didn't commit.
  */
-async function enqueueNotification(tx: StoreTransaction, task: TaskRecord, payload: string, now: number) {
+async function enqueueNotification(
+  tx: StoreTransaction,
+  task: TaskRecord,
+  payload: string,
+  { now, randomUUID }: TransitionContext,
+) {
   if (task.callbackUrl === null) return;
   await tx.insertWebhookEvent({
-    id: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
+    id: webhookEventId(randomUUID),
     taskId: task.id,
     accountId: task.accountId,
     url: task.callbackUrl,
@@ -41,9 +55,9 @@ export async function failTask(
   tx: StoreTransaction,
   task: TaskRecord,
   code: FailureCode,
-  now: number,
-  leaseOwner?: string,
+  context: TransitionContext,
 ): Promise<boolean> {
+  const { now, leaseOwner } = context;
   const refund = REFUNDED_FAILURES.has(code);
   const won = await tx.transitionTask(
     task.id,
@@ -63,7 +77,7 @@ export async function failTask(
   );
   if (!won) return false;
   if (refund) await refundTask(tx, task.accountId, task.id, task.cost, now);
-  await enqueueNotification(tx, task, failedPayload(task.id, code), now);
+  await enqueueNotification(tx, task, failedPayload(task.id, code), context);
   return true;
 }
 
@@ -72,8 +86,9 @@ export async function completeTask(
   tx: StoreTransaction,
   task: TaskRecord,
   videoUrl: string,
-  now: number,
+  context: TransitionContext,
 ): Promise<boolean> {
+  const { now } = context;
   const won = await tx.transitionTask(task.id, ["processing"], {
     state: "completed",
     progress: 100,
@@ -82,6 +97,6 @@ export async function completeTask(
     leaseOwner: null,
     leaseExpiresAt: null,
   });
-  if (won) await enqueueNotification(tx, task, completedPayload(task.id, videoUrl), now);
+  if (won) await enqueueNotification(tx, task, completedPayload(task.id, videoUrl), context);
   return won;
 }

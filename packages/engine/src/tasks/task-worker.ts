@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
+import type { RandomUUID } from "../ids.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { completeTask, failTask } from "./lifecycle.js";
 
@@ -21,6 +22,8 @@ export interface TaskWorkerDependencies {
   config: EngineConfig;
   /** This engine's lease owner name. */
   workerId: string;
+  /** Source of the webhook ids written when a task ends. */
+  randomUUID: RandomUUID;
 }
 
 interface RunningRender {
@@ -89,7 +92,8 @@ export class TaskWorker {
    */
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
     const report = { completed: 0, failed: 0, timedOut: 0 };
-    const { store, videoStorage } = this.#deps;
+    const { store, videoStorage, randomUUID } = this.#deps;
+    const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const due = await store.transaction((tx) => tx.listDueCompletions(now, BATCH));
       let ended = 0;
@@ -97,10 +101,10 @@ export class TaskWorker {
         if (task.finishAt === null || task.finishAt > task.deadlineAt) continue;
         const fail = task.scenario.fail;
         if (fail) {
-          if (await store.transaction((tx) => failTask(tx, task, fail, now))) report.failed++;
+          if (await store.transaction((tx) => failTask(tx, task, fail, at))) report.failed++;
         } else if (task.videoKey !== null) {
           const videoUrl = await videoStorage.signedUrl(task.videoKey, task.id, now);
-          if (await store.transaction((tx) => completeTask(tx, task, videoUrl, now))) report.completed++;
+          if (await store.transaction((tx) => completeTask(tx, task, videoUrl, at))) report.completed++;
         }
         this.#forget(task.id);
         ended++;
@@ -110,7 +114,7 @@ export class TaskWorker {
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH));
       for (const task of overdue) {
-        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", now))) report.timedOut++;
+        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", at))) report.timedOut++;
         this.#forget(task.id, "deadline reached");
       }
       if (overdue.length < BATCH) break;
@@ -185,7 +189,7 @@ export class TaskWorker {
   }
 
   #startRender(task: TaskRecord) {
-    const { store, clock, renderer, workerId } = this.#deps;
+    const { store, clock, renderer, workerId, randomUUID } = this.#deps;
     const controller = new AbortController();
     const job = { taskId: task.id, request: task.request, aspectRatio: task.aspectRatio };
     const promise = (async () => {
@@ -199,7 +203,9 @@ export class TaskWorker {
         if (controller.signal.aborted) return;
         this.#deps.config.logger.error?.("render failed", { taskId: task.id, error: String(error) });
         await store
-          .transaction((tx) => failTask(tx, task, "GENERATION_FAILED", clock.now(), workerId))
+          .transaction((tx) =>
+            failTask(tx, task, "GENERATION_FAILED", { now: clock.now(), randomUUID, leaseOwner: workerId }),
+          )
           .catch((storeError: unknown) =>
             this.#deps.config.logger.error?.("could not record a failed render", {
               taskId: task.id,

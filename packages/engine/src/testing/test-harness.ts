@@ -4,7 +4,7 @@
  */
 import { type ManualClock, manualClock } from "../clock.js";
 import type { EngineConfigInput } from "../config.js";
-import { createEngine, type Engine } from "../engine.js";
+import { createEngine, type Engine, type EngineOptions } from "../engine.js";
 import type {
   Renderer,
   RenderJob,
@@ -83,7 +83,10 @@ export interface CallOptions {
 
 export const START: number = Date.UTC(2026, 0, 1);
 
-export async function createHarness(config: EngineConfigInput = {}): Promise<Harness> {
+export async function createHarness(
+  config: EngineConfigInput = {},
+  options: Pick<EngineOptions, "randomUUID"> = {},
+): Promise<Harness> {
   const clock = manualClock(START);
   const wallClock = manualClock(Date.now());
   const store = createMemoryStore();
@@ -97,6 +100,7 @@ export async function createHarness(config: EngineConfigInput = {}): Promise<Har
     videoStorage: fakeVideoStorage,
     sender,
     config: { rateLimits: { enabled: false }, ...config },
+    ...options,
   });
   const bootstrap = await engine.admin.bootstrap();
   const apiKey = bootstrap.apiKey!;

@@ -60,7 +60,7 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
         config,
         accountId,
         request,
-        clock.now(),
+        { now: clock.now(), randomUUID: services.randomUUID },
         idempotencyKey === undefined ? undefined : { key: idempotencyKey },
       );
       return c.json(created, 200);
