@@ -6,7 +6,8 @@ import { createHttpApp } from "./http/app.js";
 import type { EngineEnv } from "./http/engine-env.js";
 import { TokenBucketLimiter } from "./http/rate-limiter.js";
 import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
-import type { Renderer, Store, VideoStorage, WebhookSender } from "./ports.js";
+import type { Renderer, Store, TaskRecord, VideoStorage, WebhookSender } from "./ports.js";
+import { type ForcedOutcome, forceTaskOutcome } from "./tasks/force-outcome.js";
 import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
 import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
 
@@ -64,6 +65,20 @@ export interface Engine {
   runUntilIdle(): Promise<TickReport>;
   /** Graceful shutdown: claims nothing more, aborts renders and deliveries, releases leases. */
   drain(): Promise<void>;
+  /**
+   * Ends a queued or processing task now, as the service would have: completed
+   * (rendered first if it has no video yet), failed with `UNSAFE_CONTENT` (no
+   * refund) or `GENERATION_FAILED` (refunded), or timed out (refunded). The
+   * same compare-and-set, refund and webhook outbox as the worker's own
+   * transitions; the webhook goes out at the next tick. Rejects with a
+   * `ForceOutcomeError` when there is no such task or it has already ended.
+   * For mocks and tests.
+   *
+   * @example
+   * await engine.forceOutcome(taskId, { fail: "UNSAFE_CONTENT" });
+   * await engine.runUntilIdle(); // delivers the webhook
+   */
+  forceOutcome(taskId: string, outcome: ForcedOutcome): Promise<TaskRecord>;
   admin: AdminService;
 }
 
@@ -169,6 +184,18 @@ export function createEngine(options: EngineOptions): Engine {
     async drain() {
       draining = true;
       await Promise.all([tasks.drain(), webhooks.drain()]);
+    },
+    async forceOutcome(taskId, outcome) {
+      const deps = {
+        store,
+        clock,
+        renderer: options.renderer,
+        videoStorage: options.videoStorage,
+        randomUUID,
+      };
+      const ended = await forceTaskOutcome(deps, taskId, outcome);
+      tasks.abandon(taskId, "outcome forced");
+      return ended;
     },
     admin: createAdminService(store, clock),
   };

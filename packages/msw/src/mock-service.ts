@@ -13,7 +13,7 @@ import { seededRandom } from "./seeded-random.js";
 import { type RecordedWebhook, RecordingWebhookSender } from "./webhook-deliveries.js";
 
 /** Every mock task's video: there is one fixture, so the key only has to be non-null. */
-export function videoKeyOf(taskId: string): string {
+function videoKeyOf(taskId: string): string {
   return `videos/${taskId}.mp4`;
 }
 

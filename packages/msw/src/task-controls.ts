@@ -1,7 +1,7 @@
-import type { TaskRecord, TaskScenario, TaskState } from "@genvideo/engine";
+import type { ForcedOutcome, TaskRecord, TaskScenario, TaskState } from "@genvideo/engine";
 import type { FailureCode, GenerationRequest } from "@genvideo/schema";
 import { type Duration, parseDuration } from "./duration.js";
-import { type MockService, videoKeyOf } from "./mock-service.js";
+import type { MockService } from "./mock-service.js";
 
 /** A task of the mock, as tests look at it. */
 export interface MockTask {
@@ -72,53 +72,21 @@ export function mockTaskOf(task: TaskRecord): MockTask {
   };
 }
 
-type Outcome = (task: TaskRecord, now: number) => Partial<TaskRecord>;
-
-/*
- * Forcing an outcome rewrites the task's scenario so that the engine itself
- * ends it at `now`: completion, refunds and the webhook then take exactly the
- * service's code path, not a copy of it.
- */
-const completeNow: Outcome = (task, now) => ({
-  scenario: { delayMs: now - task.createdAt },
-  finishAt: task.state === "processing" ? now : null,
-  videoKey: task.videoKey ?? videoKeyOf(task.id),
-});
-
-const failNow =
-  (code: Exclude<FailureCode, "TIMEOUT">): Outcome =>
-  (task, now) => ({
-    scenario: { fail: code, delayMs: now - task.createdAt },
-    finishAt: task.state === "processing" ? now : null,
-  });
-
-// The deadline moves to now: the engine's own timeout sweep ends the task.
-const timeOutNow: Outcome = (_task, now) => ({
-  scenario: { timeout: true },
-  finishAt: null,
-  deadlineAt: now,
-});
-
 export function createTaskControls(service: () => MockService, queued: TaskScenario[]): MockTaskControls {
-  async function force(taskId: string, outcome: Outcome): Promise<MockTask> {
+  /*
+   * The engine ends the task through its own transitions (refund rules, the
+   * webhook outbox, the compare-and-set that refuses a task already ended);
+   * settling then delivers the webhook before the control resolves.
+   */
+  async function force(taskId: string, outcome: ForcedOutcome): Promise<MockTask> {
     const current = service();
     await current.ready;
     await current.settle();
-    const task = await current.getTask(taskId);
-    if (!task || !current.taskIds.includes(taskId)) throw new Error(`The mock has no task ${taskId}`);
-    if (task.state === "completed" || task.state === "failed") {
-      const detail = task.failureCode ? ` (${task.failureCode})` : "";
-      throw new Error(
-        `Task ${taskId} has already ${task.state}${detail}; only a queued or processing task can be ended`,
-      );
-    }
-    const now = current.clock.now();
-    await current.store.transaction((tx) =>
-      tx.transitionTask(taskId, ["queued", "processing"], outcome(task, now)),
-    );
+    if (!current.taskIds.includes(taskId)) throw new Error(`The mock has no task ${taskId}`);
+    const ended = await current.engine.forceOutcome(taskId, outcome);
     current.markDirty();
     await current.settle();
-    return mockTaskOf((await current.getTask(taskId))!);
+    return mockTaskOf((await current.getTask(taskId)) ?? ended);
   }
 
   return {
@@ -137,13 +105,13 @@ export function createTaskControls(service: () => MockService, queued: TaskScena
       const task = await current.getTask(taskId);
       return task && mockTaskOf(task);
     },
-    complete: (taskId) => force(taskId, completeNow),
+    complete: (taskId) => force(taskId, { complete: true }),
     fail(taskId, code = "GENERATION_FAILED") {
-      if (code === "TIMEOUT") return force(taskId, timeOutNow);
+      if (code === "TIMEOUT") return force(taskId, { timeout: true });
       engineScenario({ fail: code });
-      return force(taskId, failNow(code));
+      return force(taskId, { fail: code });
     },
-    timeout: (taskId) => force(taskId, timeOutNow),
+    timeout: (taskId) => force(taskId, { timeout: true }),
     next(scenario) {
       queued.push(engineScenario(scenario));
     },

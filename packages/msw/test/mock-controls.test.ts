@@ -114,6 +114,33 @@ describe("tasks controls", () => {
     ]);
   });
 
+  it("ends tasks through the engine: times stay as they were, one webhook each, sent before the control resolves", async () => {
+    const recording = createGenVideoMock({
+      baseUrl: "https://forced.genvideo.test",
+      webhookDelivery: "record",
+    });
+    server.use(...recording.handlers);
+    const callback_url = "https://shop.example.com/hooks";
+    const stuck = await create(recording, { prompt: "never ends [[timeout]]", callback_url });
+    const unsafe = await create(recording, { prompt: "fine", callback_url });
+    await recording.clock.advance("20s");
+    const before = await recording.tasks.get(stuck);
+    const timedOut = await recording.tasks.timeout(stuck);
+    expect(timedOut).toMatchObject({ status: "failed", failureCode: "TIMEOUT", refunded: true });
+    // The deadline and the finish time are the task's own, not rewritten to force the outcome.
+    expect([timedOut.deadlineAt, timedOut.finishesAt]).toEqual([before!.deadlineAt, before!.finishesAt]);
+    expect(await recording.tasks.complete(unsafe).then(() => "ended")).toBe("ended");
+    await expect(recording.tasks.fail(unsafe, "UNSAFE_CONTENT")).rejects.toThrow(
+      `Task ${unsafe} has already completed; only a queued or processing task can be ended`,
+    );
+    expect(
+      recording.webhooks.deliveries.map((delivery) => [delivery.taskId, delivery.payload.message]),
+    ).toEqual([
+      [stuck, "TIMEOUT"],
+      [unsafe, "Video generated successfully"],
+    ]);
+  });
+
   it("works on a task no request has looked at yet (still queued)", async () => {
     const id = await create(mock, { prompt: "queued" });
     expect((await mock.tasks.complete(id)).status).toBe("completed");

@@ -1,7 +1,7 @@
 import type { FailureCode } from "@genvideo/schema";
 import { refundTask } from "../credits/ledger.js";
 import { type RandomUUID, webhookEventId } from "../ids.js";
-import type { StoreTransaction, TaskRecord } from "../ports.js";
+import type { StoreTransaction, TaskRecord, TaskState } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
 import { progressOf } from "./status-view.js";
 
@@ -81,22 +81,27 @@ export async function failTask(
   return true;
 }
 
-/** Ends a processing task as completed with its video; `videoUrl` goes into the notification. */
+/**
+ * Ends a task as completed with its video (the key is stored, the signed URL
+ * goes into the notification), if it is still in one of `from` (default
+ * processing: the worker completes only what it holds).
+ */
 export async function completeTask(
   tx: StoreTransaction,
   task: TaskRecord,
-  videoUrl: string,
-  context: TransitionContext,
+  video: { key: string; url: string },
+  context: TransitionContext & { from?: readonly TaskState[] },
 ): Promise<boolean> {
-  const { now } = context;
-  const won = await tx.transitionTask(task.id, ["processing"], {
+  const { now, from = ["processing"] } = context;
+  const won = await tx.transitionTask(task.id, from, {
     state: "completed",
+    videoKey: video.key,
     progress: 100,
     updatedAt: now,
     completedAt: now,
     leaseOwner: null,
     leaseExpiresAt: null,
   });
-  if (won) await enqueueNotification(tx, task, completedPayload(task.id, videoUrl), context);
+  if (won) await enqueueNotification(tx, task, completedPayload(task.id, video.url), context);
   return won;
 }

@@ -103,8 +103,11 @@ export class TaskWorker {
         if (fail) {
           if (await store.transaction((tx) => failTask(tx, task, fail, at))) report.failed++;
         } else if (task.videoKey !== null) {
-          const videoUrl = await videoStorage.signedUrl(task.videoKey, task.id, now);
-          if (await store.transaction((tx) => completeTask(tx, task, videoUrl, at))) report.completed++;
+          const video = {
+            key: task.videoKey,
+            url: await videoStorage.signedUrl(task.videoKey, task.id, now),
+          };
+          if (await store.transaction((tx) => completeTask(tx, task, video, at))) report.completed++;
         }
         this.#forget(task.id);
         ended++;
@@ -218,6 +221,11 @@ export class TaskWorker {
       }
     })();
     this.#renders.set(task.id, { controller, promise });
+  }
+
+  /** Stops tracking a task that was ended from outside the worker (a forced outcome), aborting its render. */
+  abandon(id: string, reason: string): void {
+    this.#forget(id, reason);
   }
 
   /** Stops tracking a task that ended or is no longer ours, aborting its render. */
