@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -18,16 +19,9 @@ let server: Server;
 let browser: Browser;
 let origin: string;
 
-/** The part of esbuild's API this test uses (esbuild is not a dependency here, so no types either). */
-interface EsbuildApi {
-  build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
-}
-
-/** esbuild comes with tsup (a root dev dependency); this package needs no copy of its own. */
+/** The page's script, bundled for the browser from the sources (the SDK and this package). */
 async function bundlePage(): Promise<string> {
-  const esbuildPath = createRequire(require.resolve("tsup")).resolve("esbuild");
-  const esbuild = (await import(pathToFileURL(esbuildPath).href)) as EsbuildApi;
-  const result = await esbuild.build({
+  const result = await build({
     entryPoints: [fileURLToPath(new URL("./browser/page.ts", import.meta.url))],
     bundle: true,
     format: "esm",
