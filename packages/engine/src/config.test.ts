@@ -36,6 +36,17 @@ describe("resolveEngineConfig", () => {
 });
 
 describe("httpsOnlyCallbackUrl", () => {
+  it("is the shared syntax policy: https, no credentials, no literal host that is not public", async () => {
+    expect(await httpsOnlyCallbackUrl("https://10.0.0.8/hook")).toEqual({
+      ok: false,
+      reason: "callback_url host 10.0.0.8 is not a public address (private)",
+    });
+    expect(await httpsOnlyCallbackUrl("https://user:pw@example.com/")).toEqual({
+      ok: false,
+      reason: "callback_url must not contain credentials",
+    });
+  });
+
   it("accepts https and refuses the rest with a reason", async () => {
     expect(await httpsOnlyCallbackUrl("https://example.com/hook")).toEqual({ ok: true });
     expect(await httpsOnlyCallbackUrl("http://example.com/hook")).toEqual({

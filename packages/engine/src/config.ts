@@ -7,6 +7,7 @@ import {
   WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_RETRY_SPACING_MS,
 } from "@genvideo/schema";
+import { checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
 
 /**
  * The engine's settings. Hosts pass a partial config; everything left out
@@ -84,18 +85,13 @@ export type EngineConfigInput = Partial<Omit<EngineConfig, "rateLimits" | "webho
   webhooks?: Partial<WebhookPolicy>;
 };
 
-/** The default callback check: an absolute https URL. The server adds the public-address check. */
+/**
+ * The default callback check: the callback URL rules that need no DNS
+ * (`checkCallbackUrlSyntax`: https, no credentials or fragment, no literal
+ * host that is not public). The server adds DNS and connect-time checks.
+ */
 export async function httpsOnlyCallbackUrl(url: string): Promise<CallbackUrlCheck> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false, reason: "callback_url is not a valid absolute URL" };
-  }
-  if (parsed.protocol !== "https:") return { ok: false, reason: "callback_url must use https" };
-  if (parsed.username || parsed.password)
-    return { ok: false, reason: "callback_url must not carry credentials" };
-  return { ok: true };
+  return checkCallbackUrlSyntax(url, false);
 }
 
 /** Fills in the defaults and checks the numbers, so a bad setting fails at start, not at the first request. */

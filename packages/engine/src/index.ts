@@ -1,4 +1,17 @@
 export * from "./admin/admin-service.js";
+export {
+  type CallbackTarget,
+  checkCallbackUrlSyntax,
+  isLocalhostName,
+  parseCallbackUrl,
+} from "./callback-url/callback-url-syntax.js";
+export {
+  type AddressCategory,
+  classifyAddress,
+  ipVersion,
+  isPublicUnicastAddress,
+  parseAddress,
+} from "./callback-url/ip-address.js";
 export * from "./clock.js";
 export * from "./config.js";
 export * from "./engine.js";

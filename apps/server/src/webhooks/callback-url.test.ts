@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCallbackUrlValidator, parseCallbackUrl, validateCallbackUrl } from "./callback-url.js";
+import { createCallbackUrlValidator, validateCallbackUrl } from "./callback-url.js";
 import { fakeDns } from "./test-dns.js";
 import { ssrfTargets } from "./test-ssrf-targets.js";
 
@@ -116,26 +116,5 @@ describe("validateCallbackUrl with GENVIDEO_ALLOW_INSECURE_CALLBACKS", () => {
   ])("still refuses %s", async (url, reason) => {
     const verdict = await validateCallbackUrl(url, { allowInsecure: true });
     expect(verdict).toEqual({ ok: false, reason: expect.stringContaining(reason) });
-  });
-});
-
-describe("parseCallbackUrl", () => {
-  it("checks the WHATWG-normalised host, not the text", () => {
-    for (const url of ["https://127.1/", "https://2130706433/", "https://0x7f.1/", "https://0177.0.0.1/"]) {
-      expect(parseCallbackUrl(url, false)).toEqual({
-        ok: false,
-        reason: "callback_url host 127.0.0.1 is not a public address (loopback)",
-      });
-    }
-    expect(parseCallbackUrl("https://[::ffff:127.0.0.1]/", false)).toEqual({
-      ok: false,
-      reason: "callback_url host ::ffff:7f00:1 is not a public address (loopback)",
-    });
-  });
-
-  it("returns the host without brackets for the connector", () => {
-    const target = parseCallbackUrl("https://[2606:4700::1111]:8443/a?b=c", false);
-    expect(target.ok && target.hostname).toBe("2606:4700::1111");
-    expect(target.ok && target.url.port).toBe("8443");
   });
 });

@@ -8,10 +8,10 @@
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
+import { classifyAddress } from "@genvideo/engine";
 import { buildConnector } from "undici";
 import { findRefusedAddress, isLocalhostName } from "./callback-url.js";
 import { RefusedAddressError, type ResolveHost } from "./host-resolver.js";
-import { classifyAddress } from "./ip-address.js";
 
 export interface GuardedConnectorOptions {
   /** Skip the address policy (local development); names are still resolved by `resolve`. */

@@ -1,3 +1,4 @@
+export { type AddressCategory, classifyAddress, isPublicUnicastAddress } from "@genvideo/engine";
 export {
   type CallbackTarget,
   type CallbackUrlPolicy,
@@ -13,7 +14,6 @@ export {
   refusedAddressCode,
   resolveWithSystemDns,
 } from "./host-resolver.js";
-export { type AddressCategory, classifyAddress, isPublicUnicastAddress } from "./ip-address.js";
 export {
   type ClosableWebhookSender,
   createWebhookSender,

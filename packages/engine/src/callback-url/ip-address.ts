@@ -5,9 +5,42 @@
  *
  * Our own parser on bytes rather than `node:net` BlockList: BlockList matches
  * an IPv4-mapped IPv6 address against IPv4 rules only in some Node versions,
- * and we need to pull the embedded IPv4 out of several IPv6 forms anyway.
+ * and we need to pull the embedded IPv4 out of several IPv6 forms anyway. No
+ * `node:` import either (the engine runs in browsers): `ipVersion` accepts
+ * exactly what `node:net`'s `isIP` accepts, which the server's tests check.
  */
-import { isIPv4, isIPv6 } from "node:net";
+
+// Node's own grammar (lib/internal/net.js): dotted-quad IPv4 without leading zeros, every IPv6 spelling.
+const IPV4_SEGMENT = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])";
+const IPV4_TEXT = `(?:${IPV4_SEGMENT}\\.){3}${IPV4_SEGMENT}`;
+const IPV6_SEGMENT = "(?:[0-9a-fA-F]{1,4})";
+const IPV4_PATTERN = new RegExp(`^${IPV4_TEXT}$`);
+const IPV6_PATTERN = new RegExp(
+  "^(?:" +
+    `(?:${IPV6_SEGMENT}:){7}(?:${IPV6_SEGMENT}|:)|` +
+    `(?:${IPV6_SEGMENT}:){6}(?:${IPV4_TEXT}|:${IPV6_SEGMENT}|:)|` +
+    `(?:${IPV6_SEGMENT}:){5}(?::${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,2}|:)|` +
+    `(?:${IPV6_SEGMENT}:){4}(?:(?::${IPV6_SEGMENT}){0,1}:${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,3}|:)|` +
+    `(?:${IPV6_SEGMENT}:){3}(?:(?::${IPV6_SEGMENT}){0,2}:${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,4}|:)|` +
+    `(?:${IPV6_SEGMENT}:){2}(?:(?::${IPV6_SEGMENT}){0,3}:${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,5}|:)|` +
+    `(?:${IPV6_SEGMENT}:){1}(?:(?::${IPV6_SEGMENT}){0,4}:${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,6}|:)|` +
+    `(?::(?:(?::${IPV6_SEGMENT}){0,5}:${IPV4_TEXT}|(?::${IPV6_SEGMENT}){1,7}|:))` +
+    ")(?:%[0-9a-zA-Z-.:]{1,})?$",
+);
+
+/**
+ * 4 for an IPv4 address, 6 for an IPv6 one (a zone id allowed), 0 for
+ * anything else: `node:net`'s `isIP`, without Node.
+ *
+ * @example
+ * ipVersion("127.0.0.1"); // 4
+ * ipVersion("fe80::1%eth0"); // 6
+ * ipVersion("127.1"); // 0
+ */
+export function ipVersion(text: string): 0 | 4 | 6 {
+  if (IPV4_PATTERN.test(text)) return 4;
+  return IPV6_PATTERN.test(text) ? 6 : 0;
+}
 
 /** Why an address is (not) a callback target; every value but `public` is refused. */
 export type AddressCategory =
@@ -106,8 +139,8 @@ const globalUnicast = range("2000::/3", "public");
 const metadataKeys = new Set(metadataAddresses.map((address) => addressKey(parseAddress(address)!)));
 
 /**
- * Says what kind of address `ip` is. Accepts the canonical forms `node:net`
- * accepts (dotted-quad IPv4, any IPv6 spelling, optionally in brackets);
+ * Says what kind of address `ip` is. Accepts the forms `ipVersion` (and
+ * `node:net`) accepts (dotted-quad IPv4, any IPv6 spelling, optionally in brackets);
  * anything else, including IPv6 zone identifiers, is `invalid`.
  *
  * @example
@@ -161,10 +194,10 @@ function inRange(bytes: Uint8Array, candidate: AddressRange): boolean {
 
 /** The address as 4 or 16 bytes, or undefined when it is not a plain IP address. */
 export function parseAddress(ip: string): Uint8Array | undefined {
-  if (isIPv4(ip)) return parseIpv4(ip);
+  if (IPV4_PATTERN.test(ip)) return parseIpv4(ip);
   // Brackets, as in a URL host, only ever wrap IPv6.
   const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
-  if (isIPv6(bare) && !bare.includes("%")) return parseIpv6(bare);
+  if (!bare.includes("%") && IPV6_PATTERN.test(bare)) return parseIpv6(bare);
   return undefined;
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type AddressCategory, classifyAddress, isPublicUnicastAddress, parseAddress } from "./ip-address.js";
+import {
+  type AddressCategory,
+  classifyAddress,
+  ipVersion,
+  isPublicUnicastAddress,
+  parseAddress,
+} from "./ip-address.js";
 
 describe("classifyAddress", () => {
   const refused: Array<[string, AddressCategory]> = [
@@ -141,5 +147,25 @@ describe("parseAddress", () => {
   it("handles :: at either end", () => {
     expect(Array.from(parseAddress("1::")!)).toEqual([0, 1, ...new Array(14).fill(0)]);
     expect(Array.from(parseAddress("::2")!)).toEqual([...new Array(15).fill(0), 2]);
+  });
+});
+
+describe("ipVersion", () => {
+  it.each([
+    ["127.0.0.1", 4],
+    ["255.255.255.255", 4],
+    ["::", 6],
+    ["::ffff:127.0.0.1", 6],
+    ["2001:DB8::1", 6],
+    ["fe80::1%eth0", 6],
+    ["1:2:3:4:5:6:7::", 6],
+    ["127.1", 0],
+    ["010.0.0.1", 0],
+    ["1:2:3:4:5:6:7:8:9", 0],
+    ["[::1]", 0],
+    ["example.com", 0],
+    ["", 0],
+  ] as const)("%j is %i", (text, version) => {
+    expect(ipVersion(text)).toBe(version);
   });
 });
