@@ -16,7 +16,7 @@ export * from "./clock.js";
 export * from "./config.js";
 export * from "./engine.js";
 export { TINY_MP4_BASE64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./fixtures/tiny-mp4.js";
-export { ApiError, AUTH_MESSAGES, type AuthFailure } from "./http/api-error.js";
+export { ApiError, AUTH_MESSAGES, type AuthFailure, internalErrorBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";
 export type { RandomUUID } from "./ids.js";
 export { apiKeyChecksum, generateApiKey, hashApiKey, isPlausibleApiKey } from "./keys/api-key.js";

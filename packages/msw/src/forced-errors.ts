@@ -1,9 +1,5 @@
-import { ApiError } from "@genvideo/engine";
-import {
-  HTTP_REASON_PHRASES,
-  RATE_LIMIT_CREATES_PER_MINUTE,
-  RATE_LIMIT_STATUS_READS_PER_MINUTE,
-} from "@genvideo/schema";
+import { ApiError, internalErrorBody } from "@genvideo/engine";
+import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
 import { parseDuration } from "./duration.js";
 
 /** Which API requests a forced error applies to. */
@@ -107,14 +103,5 @@ function forcedResponse(error: PendingError, create: boolean): Response {
       { status: 503, headers: { ...headers, "Retry-After": String(error.retryAfterSeconds) } },
     );
   }
-  return Response.json(
-    {
-      ...(create ? { success: false as const } : {}),
-      error: HTTP_REASON_PHRASES[500],
-      code: "INTERNAL_ERROR",
-      message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
-      request_id: requestId,
-    },
-    { status: 500, headers },
-  );
+  return Response.json(internalErrorBody(requestId, { create }), { status: 500, headers });
 }

@@ -53,6 +53,26 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The 500 body: the request id to quote, never a stack. Create-endpoint
+ * errors add `success: false`.
+ *
+ * @example
+ * Response.json(internalErrorBody("req_123", { create: false }), { status: 500 });
+ */
+export function internalErrorBody(
+  requestId: string,
+  options: { create: boolean },
+): ErrorBody | CreateErrorBody {
+  return {
+    ...(options.create ? { success: false as const } : {}),
+    error: HTTP_REASON_PHRASES[500],
+    code: "INTERNAL_ERROR",
+    message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+    request_id: requestId,
+  };
+}
+
 /** The three auth refusals of spec section 5, word for word, by cause. */
 export const AUTH_MESSAGES: {
   readonly missing: typeof AUTH_ERROR_MESSAGES.missingAuthorization;

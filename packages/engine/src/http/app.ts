@@ -1,7 +1,6 @@
-import { HTTP_REASON_PHRASES } from "@genvideo/schema";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "./api-error.js";
+import { ApiError, internalErrorBody } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { rateLimit } from "./rate-limit-middleware.js";
@@ -52,16 +51,7 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
       path: c.req.path,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    return c.json(
-      {
-        ...(create ? { success: false as const } : {}),
-        error: HTTP_REASON_PHRASES[500],
-        code: "INTERNAL_ERROR",
-        message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
-        request_id: requestId,
-      },
-      500,
-    );
+    return c.json(internalErrorBody(requestId, { create }), 500);
   });
   return app;
 }
