@@ -12,6 +12,7 @@ import { Worker } from "node:worker_threads";
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { DatabaseSync } = require("node:sqlite");
+const { statSync } = require("node:fs");
 const database = new DatabaseSync(workerData.path);
 database.exec("PRAGMA busy_timeout = 5000");
 const checkpoint = (mode) => {
@@ -21,7 +22,19 @@ const checkpoint = (mode) => {
     parentPort.postMessage({ error: String(error && error.message || error) });
   }
 };
-const timer = setInterval(() => checkpoint("PASSIVE"), workerData.intervalMs);
+const walSize = () => {
+  try {
+    return statSync(workerData.path + "-wal").size;
+  } catch {
+    return 0;
+  }
+};
+const timer = setInterval(() => {
+  checkpoint("PASSIVE");
+  // Under endless writes a PASSIVE checkpoint never catches up and the WAL only grows;
+  // past the limit, RESTART makes writers wait (busy_timeout) until it has been reset.
+  if (walSize() > workerData.maxWalBytes) checkpoint("RESTART");
+}, workerData.intervalMs);
 parentPort.on("message", (message) => {
   if (message !== "stop") return;
   clearInterval(timer);
