@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 // One vitest run covers every package, so CI reads a single JSON report.
 // Each package's own vitest.config.ts makes it a project.
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: vitest runs outside turbo, so turbo never caches on it.
 const jsonReport = process.env.GENVIDEO_TEST_REPORT;
 
 export default defineConfig({

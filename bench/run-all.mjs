@@ -1,0 +1,47 @@
+// `pnpm bench`: every benchmark in one run, one after the other (they share two cores),
+// then a summary. A benchmark exits non-zero when it misses its issue's target or fails;
+// the run goes on either way, so one miss does not hide the other figures.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const only = process.argv.slice(2);
+
+/** [name, what it measures, command]. Builds come first: each measures built code. */
+const benchmarks = [
+  ["sdk-size", "SDK bundle min+gzip vs openai, replicate, runway, fal", "node sdk/size.mjs"],
+  ["sdk-overhead", "getStatus vs bare fetch + JSON.parse, stub server", "node sdk/overhead.mjs"],
+  [
+    "sdk-overhead-reference",
+    "getStatus vs bare fetch, reference server",
+    "node sdk/overhead.mjs --server reference",
+  ],
+  ["msw-overhead", "status read through the mock vs a constant msw handler", "node msw/overhead.mjs"],
+  ["server", "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks", "node server/run.mjs"],
+  [
+    "renderer",
+    "default clip render time; status p99 idle vs during 2 renders",
+    "node renderer/render-latency.mjs",
+  ],
+  ["webhooks", "deliveries/s to a fast receiver, alone and among 100 dead ones", "node webhooks/run.mjs"],
+];
+
+const build = spawnSync("pnpm", ["--dir", "..", "run", "build"], { cwd: here, stdio: "inherit" });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const results = [];
+for (const [name, what, command] of benchmarks) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  console.log(`\n=== ${name}: ${what}\n$ ${command}`);
+  const started = performance.now();
+  const run = spawnSync(command, { cwd: here, stdio: "inherit", shell: true });
+  results.push({ name, status: run.status ?? 1, seconds: (performance.now() - started) / 1000 });
+}
+
+console.log("\n=== summary");
+for (const { name, status, seconds } of results) {
+  console.log(
+    `${name.padEnd(24)} ${status === 0 ? "ok (target met)" : "target missed or failed"}  ${seconds.toFixed(0)} s`,
+  );
+}
+process.exitCode = results.some((result) => result.status !== 0) ? 1 : 0;
