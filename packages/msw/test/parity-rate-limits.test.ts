@@ -3,15 +3,17 @@
  * both limited to 2 creates a minute answer a burst of three with the same
  * statuses, bodies and RateLimit headers.
  */
+import { type RunningServer, removeDataDir, startServer, TEST_API_KEY } from "@genvideo/server/testing";
 import { setupServer } from "msw/node";
 import { afterAll, expect, it } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
 import { neutral } from "./parity/run-scenario.js";
-import { REFERENCE_API_KEY, type ReferenceServer, startReferenceServer } from "./support/reference-server.js";
 
-let server: ReferenceServer | undefined;
+let server: RunningServer | undefined;
 afterAll(async () => {
-  if (server) expect(await server.stop()).toBe(0);
+  if (!server) return;
+  expect(await server.stop()).toBe(0);
+  removeDataDir(server.dataDir);
 });
 
 async function burst(baseUrl: string) {
@@ -19,7 +21,7 @@ async function burst(baseUrl: string) {
   for (let call = 0; call < 3; call++) {
     const response = await fetch(`${baseUrl}/api/gen/generate`, {
       method: "POST",
-      headers: { authorization: `Bearer ${REFERENCE_API_KEY}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, "content-type": "application/json" },
       body: JSON.stringify({ prompt: `burst ${call}` }),
     });
     answers.push({
@@ -34,14 +36,14 @@ async function burst(baseUrl: string) {
 }
 
 it("limits creates like the reference server", async () => {
-  server = await startReferenceServer({
-    GENVIDEO_RENDERER: "fixture",
-    GENVIDEO_RATE_LIMITS: "creates=2,reads=1000",
+  server = await startServer({
+    env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "creates=2,reads=1000" },
+    startTimeoutMs: 20_000,
   });
   const reference = await burst(server.url);
 
   const mock = createGenVideoMock({
-    apiKeys: [REFERENCE_API_KEY],
+    apiKeys: [TEST_API_KEY],
     rateLimits: { createsPerMinute: 2, readsPerMinute: 1000 },
   });
   const msw = setupServer(...mock.handlers);

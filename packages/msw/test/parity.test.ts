@@ -4,31 +4,43 @@
  * through msw. Status codes, content types and bodies must be identical,
  * ids, times and video URL hosts and signatures aside.
  */
+import {
+  eventually,
+  type RunningServer,
+  removeDataDir,
+  runCli,
+  startServer,
+  TEST_API_KEY,
+  TEST_WEBHOOK_SECRET,
+} from "@genvideo/server/testing";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
 import { type Exchange, type ParityTarget, runScenario } from "./parity/run-scenario.js";
 import { SCENARIOS } from "./parity/scenarios.js";
-import {
-  eventually,
-  REFERENCE_API_KEY,
-  REFERENCE_WEBHOOK_SECRET,
-  type ReferenceServer,
-  startReferenceServer,
-} from "./support/reference-server.js";
 
 const TIME_SCALE = 600;
-let server: ReferenceServer;
+let server: RunningServer;
 const transcripts = { server: new Map<string, Exchange[]>(), mock: new Map<string, Exchange[]>() };
 
+/** Runs one CLI command against the server's data directory; resolves with its stdout. */
+async function cli(args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runCli(args, server.dataDir);
+  if (code !== 0) throw new Error(`genvideo-server ${args.join(" ")} exited ${code}: ${stderr}`);
+  return stdout;
+}
+
 async function serverTarget(): Promise<ParityTarget> {
-  server = await startReferenceServer({
-    GENVIDEO_RENDERER: "fixture",
-    GENVIDEO_RATE_LIMITS: "off",
-    GENVIDEO_TIME_SCALE: String(TIME_SCALE),
+  server = await startServer({
+    env: {
+      GENVIDEO_RENDERER: "fixture",
+      GENVIDEO_RATE_LIMITS: "off",
+      GENVIDEO_TIME_SCALE: String(TIME_SCALE),
+    },
+    startTimeoutMs: 20_000,
   });
-  await server.cli(["accounts", "create", "poor", "--credits", "1"]);
-  const printed = await server.cli(["keys", "create", "--account", "poor"]);
+  await cli(["accounts", "create", "poor", "--credits", "1"]);
+  const printed = await cli(["keys", "create", "--account", "poor"]);
   const poor = printed
     .split("\n")
     .find((line) => /^gen_sk_\w+$/.test(line.trim()))
@@ -40,7 +52,7 @@ async function serverTarget(): Promise<ParityTarget> {
       await eventually(
         async () => {
           const response = await fetch(new URL(`/api/gen/status/${taskId}`, server.url), {
-            headers: { authorization: `Bearer ${REFERENCE_API_KEY}` },
+            headers: { authorization: `Bearer ${TEST_API_KEY}` },
           });
           const { status } = (await response.json()) as { status: string };
           return status === "completed" || status === "failed" ? status : undefined;
@@ -49,15 +61,15 @@ async function serverTarget(): Promise<ParityTarget> {
         `task ${taskId} to end on the server`,
       );
     },
-    keys: { default: REFERENCE_API_KEY, poor },
+    keys: { default: TEST_API_KEY, poor },
   };
 }
 
 async function mockTarget(): Promise<{ target: ParityTarget; close(): void }> {
   const mock = createGenVideoMock({
     baseUrl: "https://api.genvideo.test",
-    apiKeys: [REFERENCE_API_KEY],
-    webhookSecret: REFERENCE_WEBHOOK_SECRET,
+    apiKeys: [TEST_API_KEY],
+    webhookSecret: TEST_WEBHOOK_SECRET,
     rateLimits: false,
     // The table's callback host is unreachable here; the server's attempts fail in the background too.
     webhookDelivery: "record",
@@ -73,7 +85,7 @@ async function mockTarget(): Promise<{ target: ParityTarget; close(): void }> {
       finish: async () => {
         await mock.clock.advance("10m");
       },
-      keys: { default: REFERENCE_API_KEY, poor: key },
+      keys: { default: TEST_API_KEY, poor: key },
     },
     close: () => msw.close(),
   };
@@ -93,7 +105,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (server) expect(await server.stop()).toBe(0);
+  if (!server) return;
+  expect(await server.stop()).toBe(0);
+  removeDataDir(server.dataDir);
 });
 
 describe(`the mock answers like the reference server (${SCENARIOS.length} scenarios)`, () => {

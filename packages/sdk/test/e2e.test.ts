@@ -2,6 +2,13 @@
 // End to end: the SDK against the reference server (apps/server), started on loopback.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type RunningServer,
+  removeDataDir,
+  startServer,
+  TEST_API_KEY,
+  TEST_WEBHOOK_SECRET,
+} from "@genvideo/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -15,24 +22,30 @@ import {
   type WebhookPayload,
 } from "../src/index.js";
 import { solidPng } from "./images.js";
-import {
-  type ReferenceServer,
-  referenceApiKey,
-  referenceServerAvailable,
-  referenceWebhookSecret,
-  startReferenceServer,
-} from "./reference-server.js";
 
-let server: ReferenceServer;
+let server: RunningServer;
 let client: GenVideo;
 const wait = { interval: 20, maxInterval: 100, timeout: 30_000 };
 
-describe.runIf(referenceServerAvailable)("against the reference server", { timeout: 60_000 }, () => {
+describe("against the reference server", { timeout: 60_000 }, () => {
   beforeAll(async () => {
-    server = await startReferenceServer();
-    client = new GenVideo({ apiKey: referenceApiKey, baseUrl: server.url });
+    // Service time runs 600 times faster, so the 10-minute deadline is 1 s and [[timeout]] resolves quickly.
+    server = await startServer({
+      env: {
+        GENVIDEO_TIME_SCALE: "600",
+        GENVIDEO_RENDERER: "fixture",
+        GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
+        GENVIDEO_RATE_LIMITS: "off",
+      },
+      startTimeoutMs: 45_000,
+    });
+    client = new GenVideo({ apiKey: TEST_API_KEY, baseUrl: server.url });
   }, 60_000);
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    if (!server) return;
+    await server.stop();
+    removeDataDir(server.dataDir);
+  });
 
   const red = solidPng(220, 40, 40);
   const blue = solidPng(40, 60, 220);
@@ -109,7 +122,7 @@ describe.runIf(referenceServerAvailable)("against the reference server", { timeo
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       try {
-        deliveries.push(await verifyWebhook(Buffer.concat(chunks), request.headers, referenceWebhookSecret));
+        deliveries.push(await verifyWebhook(Buffer.concat(chunks), request.headers, TEST_WEBHOOK_SECRET));
         response.writeHead(204).end();
       } catch (error) {
         response.writeHead(400).end(String(error));

@@ -4,8 +4,9 @@
  * script runs against the reference server and the mock, in the same order
  * (credits carry over between rows on both).
  */
+
+import { TEST_API_KEY } from "@genvideo/server/testing";
 import { JPEG_IMAGE, PNG_IMAGE, WEBP_IMAGE } from "../../../schema/src/test-images.js";
-import { REFERENCE_API_KEY } from "../support/reference-server.js";
 
 /** Whose key a step sends: the bootstrap key, none, the poor account's, or a literal Authorization header. */
 export type Credential = "default" | "none" | "poor" | { header: string };
@@ -64,12 +65,12 @@ export const SCENARIOS: Scenario[] = [
   authRow("an empty Authorization header", { header: "" }),
   authRow("another scheme", { header: "Basic dGVzdDp0ZXN0" }),
   authRow("Bearer without a key", { header: "Bearer" }),
-  authRow("a bare key", { header: REFERENCE_API_KEY }),
+  authRow("a bare key", { header: TEST_API_KEY }),
   authRow("an unknown key", { header: "Bearer gen_sk_0123456789abcdefghijABCDEFGHIJ0123456789" }),
   authRow("a key of the wrong shape", { header: "Bearer not-a-key" }),
   {
     name: "auth: a key in the query string",
-    steps: [get(`/api/gen/account?api_key=${REFERENCE_API_KEY}`, "none")],
+    steps: [get(`/api/gen/account?api_key=${TEST_API_KEY}`, "none")],
   },
   { name: "auth: checked before routing", steps: [get("/api/gen/nothing-here", "none")] },
   {

@@ -1,0 +1,216 @@
+/// <reference types="node" />
+/**
+ * Starts the server the way users do, `genvideo-server start`, in a child
+ * process on a loopback port the OS picks (PORT=0), and reads the bound URL
+ * from the startup log line. By default the CLI runs from its TypeScript
+ * sources (no build step, always current); GENVIDEO_TEST_SERVER=dist runs the
+ * built `dist/cli.js` instead.
+ *
+ * The server's own tests, msw's parity tests and the SDK's end-to-end tests
+ * all start the server through this module (`@genvideo/server/testing`). It
+ * spawns the CLI by path and imports none of the server's sources, so the
+ * packages that import it never typecheck those sources under their settings.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const serverRoot = fileURLToPath(new URL("../..", import.meta.url));
+const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
+
+export const TEST_API_KEY = "test_key_0123456789abcdefghij";
+export const TEST_WEBHOOK_SECRET: string = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
+
+/** The node arguments that run the CLI, from source or from dist. */
+export function cliCommand(): string[] {
+  if (process.env.GENVIDEO_TEST_SERVER === "dist") return [join(serverRoot, "dist/cli.js")];
+  return ["--conditions=@genvideo/source", "--import", hooks, join(serverRoot, "src/cli.ts")];
+}
+
+export function temporaryDataDir(): string {
+  return mkdtempSync(join(tmpdir(), "genvideo-test-"));
+}
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Lines of stdout that are JSON log records. */
+  logRecords(): Record<string, unknown>[];
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Authenticated JSON helper with the test key. */
+  api(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<Response>;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no shutdown at all, as in a crash. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** Without the bootstrap key: exercises first-start key printing. */
+  bootstrap?: boolean;
+  /** How long the start may take before it fails with the output so far (default 15 s). */
+  startTimeoutMs?: number;
+}
+
+export function serverEnvironment(
+  dataDir: string,
+  extra: Record<string, string> = {},
+  bootstrap = true,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    // Node caches what it compiled (types stripped too): later spawns start in half the time.
+    NODE_COMPILE_CACHE: join(tmpdir(), "genvideo-test-compile-cache"),
+    PORT: "0",
+    HOST: "127.0.0.1",
+    GENVIDEO_DATA_DIR: dataDir,
+    GENVIDEO_LOG_LEVEL: "info",
+    ...(bootstrap
+      ? { GENVIDEO_BOOTSTRAP_API_KEY: TEST_API_KEY, GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET }
+      : {}),
+    ...extra,
+  };
+  return env;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const dataDir = options.dataDir ?? temporaryDataDir();
+  const startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  const child = spawn(process.execPath, [...cliCommand(), "start"], {
+    cwd: dataDir,
+    env: serverEnvironment(dataDir, options.env, options.bootstrap ?? true),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  let stdout = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${output}`)),
+      startTimeoutMs,
+    );
+    const check = () => {
+      const match =
+        /"msg":"listening".*?"url":"([^"]+)"/.exec(stdout) ??
+        /"url":"([^"]+)".*?"msg":"listening"/.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  const server: RunningServer = {
+    url,
+    dataDir,
+    child,
+    output: () => output,
+    logRecords: () =>
+      stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        }),
+    fetch: (path, init) => fetch(new URL(path, url), init),
+    api(path, init = {}) {
+      const { json, key, headers, ...rest } = init;
+      return fetch(new URL(path, url), {
+        ...rest,
+        headers: {
+          authorization: `Bearer ${key ?? TEST_API_KEY}`,
+          ...(json !== undefined ? { "content-type": "application/json" } : {}),
+          ...(headers as Record<string, string> | undefined),
+        },
+        ...(json !== undefined ? { body: JSON.stringify(json), method: rest.method ?? "POST" } : {}),
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+  return server;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to completion against a data directory. */
+export function runCli(
+  args: string[],
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...cliCommand(), ...args], {
+      cwd: dataDir,
+      env: serverEnvironment(dataDir, env, false),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function removeDataDir(dataDir: string): void {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
