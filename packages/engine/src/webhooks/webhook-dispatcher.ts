@@ -3,6 +3,11 @@ import type { EngineConfig } from "../config.js";
 import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } from "../ports.js";
 import { signWebhook } from "./sign.js";
 
+/** Real time after which a running attempt counts as stalled (its receiver is slow or dead). */
+export const WEBHOOK_STALLED_AFTER_MS = 1_000;
+/** Stalled attempts allowed on top of `webhooks.concurrency`: sockets waiting, no work done. */
+export const WEBHOOK_MAX_STALLED_ATTEMPTS = 256;
+
 export interface WebhookDispatcherDependencies {
   store: Store;
   /** Service time: due times, attempt records, retry spacing. */
@@ -12,51 +17,80 @@ export interface WebhookDispatcherDependencies {
   sender: WebhookSender;
   config: EngineConfig;
   workerId: string;
+  /** Monotonic real milliseconds; `performance.now` by default. Not scaled: it measures receivers. */
+  realTime?: () => number;
+  /** Default `WEBHOOK_STALLED_AFTER_MS`. */
+  stalledAfterMs?: number;
+  /** Default `WEBHOOK_MAX_STALLED_ATTEMPTS`. */
+  maxStalledAttempts?: number;
 }
 
 interface RunningDelivery {
   controller: AbortController;
   promise: Promise<void>;
+  /** Real time the delivery started, to tell stalled attempts from working ones. */
+  startedAt: number;
+  /** Service time the claim runs out, as last written. */
+  leaseExpiresAt: number;
+  /** Recording its outcome: its lease must not be renewed any more. */
+  finishing: boolean;
 }
 
 /**
  * Delivers the outbox: claims due events with a lease, signs each attempt,
- * sends it, records the attempt and schedules the next one. Deliveries run in
- * the background, at most `webhooks.concurrency` at once, each on its own, so
- * a slow receiver delays nobody else.
+ * sends it, records the attempt and schedules the next one.
+ *
+ * Slow and dead receivers must not delay anybody else, with bounded memory:
+ * - Claims are bounded by free slots, so pending events stay in the store,
+ *   however many there are; memory grows with slots, never with the backlog.
+ * - Each delivery runs on its own: one attempt never waits for another.
+ * - `webhooks.concurrency` bounds the attempts that are *working*. An attempt
+ *   running longer than `stalledAfterMs` (real time) waits on a receiver that
+ *   is slow or dead: it costs a socket and a timer, not work, so it stops
+ *   counting against that bound and a fresh slot opens for others; stalled
+ *   attempts are capped at `maxStalledAttempts` on top. The sender's attempt
+ *   deadline (30 s) ends every stalled attempt in the end.
+ * - When a delivery ends and the last claim took every slot offered (more may
+ *   be due), the freed slot is refilled at once instead of at the next tick.
  */
 export class WebhookDispatcher {
   readonly #deps: WebhookDispatcherDependencies;
+  readonly #realTime: () => number;
+  readonly #stalledAfterMs: number;
+  readonly #maxStalled: number;
   readonly #deliveries = new Map<string, RunningDelivery>();
+  /** Claims run one at a time: two at once would each see the same free slots. */
+  #claiming: Promise<number> = Promise.resolve(0);
+  #backlogLikely = false;
+  #refilling: Promise<void> | undefined;
   #draining = false;
 
   constructor(deps: WebhookDispatcherDependencies) {
     this.#deps = deps;
+    this.#realTime = deps.realTime ?? (() => performance.now());
+    this.#stalledAfterMs = deps.stalledAfterMs ?? WEBHOOK_STALLED_AFTER_MS;
+    this.#maxStalled = deps.maxStalledAttempts ?? WEBHOOK_MAX_STALLED_ATTEMPTS;
   }
 
   /** Renews the leases of running deliveries and starts due ones; returns how many started. */
-  async dispatchDue(now: number): Promise<number> {
-    const { store, workerId, config } = this.#deps;
-    const leaseExpiresAt = now + config.webhooks.leaseMs;
-    if (this.#deliveries.size > 0) {
-      // A send may outlast the lease in service time (network timeouts don't scale with it).
-      await store.transaction(async (tx) => {
-        for (const id of this.#deliveries.keys()) await tx.updateWebhookEvent(id, { leaseExpiresAt });
-      });
-    }
-    const slots = config.webhooks.concurrency - this.#deliveries.size;
-    if (this.#draining || slots <= 0) return 0;
-    const due = await store.transaction((tx) =>
-      tx.claimDueWebhookEvents(workerId, slots, now, leaseExpiresAt),
-    );
-    for (const event of due) this.#start(event);
-    return due.length;
+  dispatchDue(now: number): Promise<number> {
+    const run = this.#claiming.then(() => this.#dispatch(now));
+    this.#claiming = run.catch(() => 0);
+    return run;
+  }
+
+  /** Attempts in flight, and how many of them are stalled; for tests and metrics. */
+  inFlight(): { total: number; stalled: number } {
+    return { total: this.#deliveries.size, stalled: this.#stalledCount() };
   }
 
   /** Resolves once no delivery started by this engine is in flight. */
   async idle(): Promise<void> {
-    while (this.#deliveries.size > 0)
-      await Promise.all([...this.#deliveries.values()].map((delivery) => delivery.promise));
+    while (this.#deliveries.size > 0 || this.#refilling !== undefined)
+      await Promise.all([
+        ...[...this.#deliveries.values()].map((delivery) => delivery.promise),
+        this.#refilling,
+      ]);
   }
 
   /** Graceful stop: start nothing more; running attempts are aborted and their events handed back uncounted. */
@@ -66,21 +100,101 @@ export class WebhookDispatcher {
     await this.idle();
   }
 
-  #start(event: WebhookEventRecord) {
+  async #dispatch(now: number): Promise<number> {
+    const { store, workerId, config } = this.#deps;
+    await this.#renewLeases(now);
+    const slots = this.#freeSlots();
+    if (this.#draining || slots <= 0) return 0;
+    const leaseExpiresAt = now + config.webhooks.leaseMs;
+    const due = await store.transaction((tx) =>
+      tx.claimDueWebhookEvents(workerId, slots, now, leaseExpiresAt),
+    );
+    this.#backlogLikely = due.length === slots;
+    for (const event of due) this.#start(event, leaseExpiresAt);
+    return due.length;
+  }
+
+  /**
+   * A send may outlast the lease in service time (network timeouts don't
+   * scale with it), so running claims are extended, once half their lease is
+   * used: not every tick, which would be a write per delivery per tick.
+   */
+  async #renewLeases(now: number) {
+    const { store, workerId, config } = this.#deps;
+    const leaseMs = config.webhooks.leaseMs;
+    const renew = [...this.#deliveries.entries()].filter(
+      ([, delivery]) => !delivery.finishing && delivery.leaseExpiresAt - now < leaseMs / 2,
+    );
+    if (renew.length === 0) return;
+    const leaseExpiresAt = now + leaseMs;
+    await store.transaction(async (tx) => {
+      for (const [id, delivery] of renew) {
+        // The attempt may have been recorded meanwhile: a lease on a finished claim would delay its retry.
+        const current = await tx.getWebhookEvent(id);
+        if (delivery.finishing || current?.state !== "pending" || current.leaseOwner !== workerId) continue;
+        await tx.updateWebhookEvent(id, { leaseExpiresAt });
+        delivery.leaseExpiresAt = leaseExpiresAt;
+      }
+    });
+  }
+
+  #stalledCount(): number {
+    const now = this.#realTime();
+    let stalled = 0;
+    for (const delivery of this.#deliveries.values())
+      if (now - delivery.startedAt >= this.#stalledAfterMs) stalled++;
+    return stalled;
+  }
+
+  #freeSlots(): number {
+    const concurrency = this.#deps.config.webhooks.concurrency;
+    const stalled = Math.min(this.#stalledCount(), this.#maxStalled);
+    const working = this.#deliveries.size - stalled;
+    return Math.min(concurrency - working, concurrency + this.#maxStalled - this.#deliveries.size);
+  }
+
+  #start(event: WebhookEventRecord, leaseExpiresAt: number) {
     const controller = new AbortController();
-    const promise = this.#deliver(event, controller.signal)
+    const delivery: RunningDelivery = {
+      controller,
+      promise: Promise.resolve(),
+      startedAt: this.#realTime(),
+      leaseExpiresAt,
+      finishing: false,
+    };
+    delivery.promise = this.#deliver(event, delivery)
       .catch((error: unknown) =>
         this.#deps.config.logger.error?.("webhook delivery crashed", {
           eventId: event.id,
           error: String(error),
         }),
       )
-      .finally(() => this.#deliveries.delete(event.id));
-    this.#deliveries.set(event.id, { controller, promise });
+      .finally(() => {
+        this.#deliveries.delete(event.id);
+        this.#refill();
+      });
+    this.#deliveries.set(event.id, delivery);
   }
 
-  async #deliver(event: WebhookEventRecord, signal: AbortSignal) {
+  /** A freed slot after a full claim: claim again now rather than at the next tick. */
+  #refill() {
+    if (this.#draining || !this.#backlogLikely || this.#refilling !== undefined) return;
+    this.#backlogLikely = false;
+    const refilling: Promise<void> = this.dispatchDue(this.#deps.clock.now())
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.#deps.config.logger.error?.("webhook claim failed", { error: String(error) }),
+      )
+      .finally(() => {
+        if (this.#refilling === refilling) this.#refilling = undefined;
+      });
+    this.#refilling = refilling;
+  }
+
+  async #deliver(event: WebhookEventRecord, delivery: RunningDelivery) {
     const { store, clock, wallClock, sender, config, workerId } = this.#deps;
+    const signal = delivery.controller.signal;
     const startedAt = clock.now();
     const secrets = await store.transaction((tx) => tx.listWebhookSecrets(event.accountId));
     // Newest first; a rotated-out secret keeps signing until its overlap ends.
@@ -101,6 +215,7 @@ export class WebhookDispatcher {
         outcome = { ok: false, statusCode: null, error: String(error), durationMs: 0 };
       }
     }
+    delivery.finishing = true;
     const endedAt = clock.now();
     await store.transaction(async (tx) => {
       const current = await tx.getWebhookEvent(event.id);

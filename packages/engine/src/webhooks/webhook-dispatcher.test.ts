@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { manualClock } from "../clock.js";
+import { resolveEngineConfig } from "../config.js";
+import type { WebhookAttemptOutcome, WebhookDelivery, WebhookEventRecord, WebhookSender } from "../ports.js";
+import { createHarness, type Harness, START } from "../testing/test-harness.js";
+import { WebhookDispatcher } from "./webhook-dispatcher.js";
+
+/** A sender whose "dead" receivers hang until the test lets them go; every other URL answers 200 at once. */
+class HangingSender implements WebhookSender {
+  readonly fast: string[] = [];
+  readonly hanging: ((outcome: WebhookAttemptOutcome) => void)[] = [];
+
+  send(delivery: WebhookDelivery, signal: AbortSignal): Promise<WebhookAttemptOutcome> {
+    if (!delivery.url.includes("dead")) {
+      this.fast.push(delivery.url);
+      return Promise.resolve({ ok: true, statusCode: 200, durationMs: 1 });
+    }
+    return new Promise((resolve) => {
+      this.hanging.push(resolve);
+      signal.addEventListener("abort", () =>
+        resolve({ ok: false, statusCode: null, error: "aborted", durationMs: 0 }),
+      );
+    });
+  }
+
+  release(): void {
+    for (const resolve of this.hanging.splice(0))
+      resolve({ ok: false, statusCode: null, error: "timeout", durationMs: 30_000 });
+  }
+}
+
+async function seed(h: Harness, urls: string[]): Promise<void> {
+  await h.store.transaction(async (tx) => {
+    for (const [index, url] of urls.entries()) {
+      const event: WebhookEventRecord = {
+        id: `msg_${String(index).padStart(32, "0")}`,
+        taskId: `task-${index}`,
+        accountId: h.accountId,
+        url,
+        payload: JSON.stringify({ index }),
+        state: "pending",
+        attemptCount: 0,
+        // Older first: the dead receivers are claimed before the fast ones (the worst order).
+        nextAttemptAt: START + index,
+        createdAt: START + index,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      };
+      await tx.insertWebhookEvent(event);
+    }
+  });
+}
+
+async function setup(options: { concurrency: number; maxStalledAttempts?: number }) {
+  const h = await createHarness();
+  const sender = new HangingSender();
+  let realNow = 0;
+  const dispatcher = new WebhookDispatcher({
+    store: h.store,
+    clock: h.clock,
+    wallClock: manualClock(Date.now()),
+    sender,
+    config: resolveEngineConfig({ webhooks: { concurrency: options.concurrency } }),
+    workerId: "dispatcher-test",
+    realTime: () => realNow,
+    stalledAfterMs: 1_000,
+    maxStalledAttempts: options.maxStalledAttempts ?? 256,
+  });
+  const passRealTime = (milliseconds: number) => {
+    realNow += milliseconds;
+  };
+  return { h, sender, dispatcher, passRealTime };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function until(check: () => boolean): Promise<void> {
+  for (let round = 0; round < 200 && !check(); round++) await flush();
+  expect(check()).toBe(true);
+}
+
+describe("WebhookDispatcher under slow and dead receivers", () => {
+  it("keeps fast receivers flowing past more hanging receivers than slots", async () => {
+    const { h, sender, dispatcher, passRealTime } = await setup({ concurrency: 4 });
+    const dead = Array.from({ length: 20 }, (_, index) => `https://dead-${index}.example.com/hook`);
+    const fast = Array.from({ length: 10 }, (_, index) => `https://fast.example.com/${index}`);
+    await seed(h, [...dead, ...fast]);
+    h.clock.advance(1_000);
+
+    // The first claim takes the four oldest: all dead. Nothing fast has gone out yet.
+    expect(await dispatcher.dispatchDue(h.clock.now())).toBe(4);
+    await flush();
+    expect(sender.fast).toHaveLength(0);
+    expect(dispatcher.inFlight()).toEqual({ total: 4, stalled: 0 });
+
+    // A second later those four are stalled: they stop holding working slots.
+    for (let round = 0; round < 10 && sender.fast.length < fast.length; round++) {
+      passRealTime(1_000);
+      await dispatcher.dispatchDue(h.clock.now());
+      await flush();
+    }
+    expect(sender.fast.sort()).toEqual([...fast].sort());
+    expect(dispatcher.inFlight()).toEqual({ total: 20, stalled: 20 });
+
+    await until(() => sender.hanging.length === 20);
+    sender.release();
+    await dispatcher.idle();
+    const states = await h.store.transaction(async (tx) =>
+      Promise.all(
+        [...dead, ...fast].map((_, index) => tx.getWebhookEvent(`msg_${String(index).padStart(32, "0")}`)),
+      ),
+    );
+    expect(states.slice(20).every((event) => event?.state === "delivered")).toBe(true);
+    expect(states.slice(0, 20).every((event) => event?.state === "pending" && event.attemptCount === 1)).toBe(
+      true,
+    );
+  });
+
+  it("bounds what is in flight: working slots plus the stalled allowance, never the backlog", async () => {
+    const { h, sender, dispatcher, passRealTime } = await setup({ concurrency: 3, maxStalledAttempts: 5 });
+    await seed(
+      h,
+      Array.from({ length: 50 }, (_, index) => `https://dead-${index}.example.com/hook`),
+    );
+    h.clock.advance(1_000);
+    for (let round = 0; round < 10; round++) {
+      await dispatcher.dispatchDue(h.clock.now());
+      await flush();
+      expect(dispatcher.inFlight().total).toBeLessThanOrEqual(3 + 5);
+      passRealTime(1_000);
+    }
+    expect(dispatcher.inFlight().total).toBe(8);
+    await until(() => sender.hanging.length === 8);
+    const leased = await h.store.transaction(async (tx) => {
+      let count = 0;
+      for (let index = 0; index < 50; index++) {
+        const event = await tx.getWebhookEvent(`msg_${String(index).padStart(32, "0")}`);
+        if (event?.leaseOwner) count++;
+      }
+      return count;
+    });
+    expect(leased).toBe(8);
+    await dispatcher.drain();
+    expect(dispatcher.inFlight().total).toBe(0);
+  });
+
+  it("refills a freed slot at once when the backlog is larger than the slots", async () => {
+    const { h, sender, dispatcher } = await setup({ concurrency: 2 });
+    const fast = Array.from({ length: 9 }, (_, index) => `https://fast.example.com/${index}`);
+    await seed(h, fast);
+    h.clock.advance(1_000);
+    // One dispatch, no further ticks: completions pull the rest of the backlog.
+    await dispatcher.dispatchDue(h.clock.now());
+    await dispatcher.idle();
+    expect(sender.fast).toEqual(fast);
+  });
+
+  it("renews a running claim only once half its lease is used, and not after it ended", async () => {
+    const { h, sender, dispatcher } = await setup({ concurrency: 2 });
+    await seed(h, ["https://dead-0.example.com/hook"]);
+    const leaseMs = resolveEngineConfig().webhooks.leaseMs;
+    const id = `msg_${"0".padStart(32, "0")}`;
+    const lease = async () => (await h.store.transaction((tx) => tx.getWebhookEvent(id)))?.leaseExpiresAt;
+
+    h.clock.advance(1_000);
+    await dispatcher.dispatchDue(h.clock.now());
+    const first = await lease();
+    expect(first).toBe(h.clock.now() + leaseMs);
+    h.clock.advance(leaseMs / 4);
+    await dispatcher.dispatchDue(h.clock.now());
+    expect(await lease()).toBe(first);
+    h.clock.advance(leaseMs / 2);
+    await dispatcher.dispatchDue(h.clock.now());
+    expect(await lease()).toBe(h.clock.now() + leaseMs);
+
+    await until(() => sender.hanging.length === 1);
+    sender.release();
+    await dispatcher.idle();
+    expect(await lease()).toBeNull();
+  });
+});
