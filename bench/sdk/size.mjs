@@ -1,27 +1,15 @@
-// Bundle size of @genvideo/sdk next to the SDKs its issue names, measured the same way for all:
-// the whole public surface (`export * from "<package>"`) with every dependency, bundled by esbuild
-// for the browser platform (the stricter of the two: no Node built-ins may be left external),
-// minified, then gzipped at level 9. Run after `pnpm --filter @genvideo/sdk build`:
+// Bundle size of @genvideo/sdk next to the SDKs its issue names, measured the same way for all and
+// the same way as the SDK's own size budget (packages/sdk/scripts/bundle-size.mjs says how).
+// Run after `pnpm --filter @genvideo/sdk build`:
 //   node bench/sdk/size.mjs [--json]
-import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { measureBundle } from "../../packages/sdk/scripts/bundle-size.mjs";
 
 const packages = ["@genvideo/sdk", "openai", "replicate", "@runwayml/sdk", "@fal-ai/client"];
 const benchDirectory = new URL("..", import.meta.url).pathname;
 
 async function measure(name) {
-  const result = await build({
-    stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: benchDirectory, loader: "js" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2023",
-    write: false,
-    logLevel: "silent",
-  });
-  const code = result.outputFiles[0].contents;
-  return { name, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length };
+  const { minified, gzipped } = await measureBundle(name, benchDirectory);
+  return { name, minified, gzipped };
 }
 
 const results = [];

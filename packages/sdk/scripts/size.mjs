@@ -2,29 +2,19 @@
 // (ky, the parts of @genvideo/schema in use), minified and gzipped, as an application bundler ships it.
 // Run after `pnpm build`; `pnpm lint` fails when the bundle is over budget, or when it reaches for
 // something only Node has: the same bundle must run in Bun, Deno, Workers and (opted in) browsers.
-import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { measureBundle } from "./bundle-size.mjs";
 
 const budget = 16 * 1024;
 const entry = new URL("../dist/index.js", import.meta.url).pathname;
 
-const result = await build({
-  stdin: { contents: `export * from ${JSON.stringify(entry)};`, resolveDir: process.cwd(), loader: "js" },
-  bundle: true,
-  minify: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2023",
-  write: false,
+const { code, gzipped, metafile } = await measureBundle(entry, process.cwd(), {
   metafile: true,
   logLevel: "error",
 });
-const code = result.outputFiles[0].contents;
-const gzipped = gzipSync(code, { level: 9 }).length;
 const kilobytes = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
 
 if (process.argv.includes("--verbose")) {
-  const inputs = Object.entries(Object.values(result.metafile.outputs)[0].inputs).sort(
+  const inputs = Object.entries(Object.values(metafile.outputs)[0].inputs).sort(
     (a, b) => b[1].bytesInOutput - a[1].bytesInOutput,
   );
   for (const [file, { bytesInOutput }] of inputs)
