@@ -7,167 +7,167 @@ import { type CliIo, type CliOptions, CommandError, UsageError } from "./run-cli
 
 const DEFAULT_ACCOUNT = "default";
 
-export async function runAccountsCommand(
+/** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
+type AdminCommand = (
   args: string[],
   options: CliOptions,
-  { admin }: AdminContext,
+  context: AdminContext,
   io: CliIo,
-): Promise<number> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case "create": {
-      const name = single(rest, "accounts create <name>");
-      const credits = options.credits === undefined ? 0 : wholeNumber(options.credits, "--credits");
-      const { account, webhookSecret } = await admin.createAccount(name, credits);
-      io.out(`Created account "${account.name}" (${account.id}) with ${account.credits} credits.`);
-      io.out("Webhook signing secret (shown once, store it now):");
-      io.out(webhookSecret);
-      io.out(`Create an API key with: genvideo-server keys create --account ${account.name}`);
-      return 0;
-    }
-    case "list": {
-      none(rest, "accounts list");
-      const accounts = await admin.listAccounts();
-      if (options.json) io.out(JSON.stringify(accounts, null, 2));
-      else
-        io.out(
-          formatTable(
-            ["NAME", "CREDITS", "ID", "CREATED"],
-            accounts.map((a) => [a.name, String(a.credits), a.id, formatTime(a.createdAt)]),
-          ),
-        );
-      return 0;
-    }
-    case "show": {
-      const account = await requireAccount(admin, single(rest, "accounts show <name>"));
-      const [keys, ledger] = await Promise.all([admin.listApiKeys(account.id), admin.listLedger(account.id)]);
-      if (options.json) {
-        io.out(JSON.stringify({ account, keys, ledger }, null, 2));
-        return 0;
-      }
-      io.out(`Account ${account.name} (${account.id})`);
-      io.out(`Credits: ${account.credits}`);
-      io.out(`Created: ${formatTime(account.createdAt)}`);
-      io.out("");
-      io.out(keyTable(keys, account));
-      io.out("");
-      const recent = ledger.slice(-20);
-      io.out(
-        `Ledger (${ledger.length} entries${ledger.length > recent.length ? `, last ${recent.length}` : ""}):`,
-      );
+) => Promise<number>;
+/** One action of a command (`keys rotate`), given the arguments after its name. */
+type AdminAction = (call: {
+  rest: string[];
+  options: CliOptions;
+  admin: AdminContext["admin"];
+  io: CliIo;
+}) => Promise<number>;
+
+/**
+ * A command whose first argument names one of `actions`. The usage error lists the actions
+ * from the table itself, so it names every action there is and no other.
+ */
+function commandWithActions(command: string, actions: Record<string, AdminAction>): AdminCommand {
+  const names = Object.keys(actions);
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names.join("");
+  return (args, options, { admin }, io) => {
+    const [action, ...rest] = args;
+    const run = action !== undefined && Object.hasOwn(actions, action) ? actions[action] : undefined;
+    if (!run) throw new UsageError(`${command} takes ${listed}, got "${action ?? ""}"`);
+    return run({ rest, options, admin, io });
+  };
+}
+
+export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
+  async create({ rest, options, admin, io }) {
+    const name = single(rest, "accounts create <name>");
+    const credits = options.credits === undefined ? 0 : wholeNumber(options.credits, "--credits");
+    const { account, webhookSecret } = await admin.createAccount(name, credits);
+    io.out(`Created account "${account.name}" (${account.id}) with ${account.credits} credits.`);
+    io.out("Webhook signing secret (shown once, store it now):");
+    io.out(webhookSecret);
+    io.out(`Create an API key with: genvideo-server keys create --account ${account.name}`);
+    return 0;
+  },
+  async list({ rest, options, admin, io }) {
+    none(rest, "accounts list");
+    const accounts = await admin.listAccounts();
+    if (options.json) io.out(JSON.stringify(accounts, null, 2));
+    else
       io.out(
         formatTable(
-          ["TIME", "REASON", "DELTA", "TASK"],
-          recent.map((e) => [formatTime(e.createdAt), e.reason, signed(e.delta), e.taskId ?? ""]),
+          ["NAME", "CREDITS", "ID", "CREATED"],
+          accounts.map((a) => [a.name, String(a.credits), a.id, formatTime(a.createdAt)]),
         ),
       );
+    return 0;
+  },
+  async show({ rest, options, admin, io }) {
+    const account = await requireAccount(admin, single(rest, "accounts show <name>"));
+    const [keys, ledger] = await Promise.all([admin.listApiKeys(account.id), admin.listLedger(account.id)]);
+    if (options.json) {
+      io.out(JSON.stringify({ account, keys, ledger }, null, 2));
       return 0;
     }
-    case "credit": {
-      if (rest.length !== 2) throw new UsageError("usage: accounts credit <name> <N>");
-      const account = await requireAccount(admin, rest[0]!);
-      const updated = await admin.creditAccount(account.id, wholeNumber(rest[1]!, "<N>"));
-      io.out(`Account "${updated.name}" now has ${updated.credits} credits.`);
-      return 0;
-    }
-    default:
-      throw new UsageError(`accounts takes create, list, show or credit, got "${action ?? ""}"`);
-  }
-}
+    io.out(`Account ${account.name} (${account.id})`);
+    io.out(`Credits: ${account.credits}`);
+    io.out(`Created: ${formatTime(account.createdAt)}`);
+    io.out("");
+    io.out(keyTable(keys, account));
+    io.out("");
+    const recent = ledger.slice(-20);
+    io.out(
+      `Ledger (${ledger.length} entries${ledger.length > recent.length ? `, last ${recent.length}` : ""}):`,
+    );
+    io.out(
+      formatTable(
+        ["TIME", "REASON", "DELTA", "TASK"],
+        recent.map((e) => [formatTime(e.createdAt), e.reason, signed(e.delta), e.taskId ?? ""]),
+      ),
+    );
+    return 0;
+  },
+  async credit({ rest, admin, io }) {
+    if (rest.length !== 2) throw new UsageError("usage: accounts credit <name> <N>");
+    const account = await requireAccount(admin, rest[0]!);
+    const updated = await admin.creditAccount(account.id, wholeNumber(rest[1]!, "<N>"));
+    io.out(`Account "${updated.name}" now has ${updated.credits} credits.`);
+    return 0;
+  },
+});
 
-export async function runKeysCommand(
-  args: string[],
-  options: CliOptions,
-  { admin }: AdminContext,
-  io: CliIo,
-): Promise<number> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case "create": {
-      none(rest, "keys create [--account <name>]");
-      const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT);
-      const { key, apiKey } = await admin.createApiKey(account.id);
-      io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
-      io.out(key);
-      return 0;
-    }
-    case "list": {
-      none(rest, "keys list [--account <name>]");
-      const accounts =
-        options.account === undefined
-          ? await admin.listAccounts()
-          : [await requireAccount(admin, options.account)];
-      const keys = (await Promise.all(accounts.map((a) => admin.listApiKeys(a.id)))).flat();
-      if (options.json) io.out(JSON.stringify(keys, null, 2));
-      else io.out(keyTable(keys, ...accounts));
-      return 0;
-    }
-    case "revoke": {
-      const revoked = await admin.revokeApiKey(single(rest, "keys revoke <id>"));
-      io.out(`Revoked API key ${revoked.id} (${revoked.prefix}…): refused from its next request on.`);
-      return 0;
-    }
-    case "rotate": {
-      const id = single(rest, "keys rotate <id> [--overlap 24h]");
-      const overlapMs = parseDuration(options.overlap ?? "24h");
-      if (overlapMs === undefined)
-        throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
-      const { key, apiKey, previous } = await admin.rotateApiKey(id, overlapMs);
-      io.out(`Created API key ${apiKey.id} replacing ${previous.id} (shown once, store it now):`);
-      io.out(key);
-      io.out(
-        `The old key ${previous.prefix}… keeps working until ${formatTime(previous.expiresAt)} (service time).`,
-      );
-      return 0;
-    }
-    default:
-      throw new UsageError(`keys takes create, list, revoke or rotate, got "${action ?? ""}"`);
-  }
-}
+export const runKeysCommand: AdminCommand = commandWithActions("keys", {
+  async create({ rest, options, admin, io }) {
+    none(rest, "keys create [--account <name>]");
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT);
+    const { key, apiKey } = await admin.createApiKey(account.id);
+    io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
+    io.out(key);
+    return 0;
+  },
+  async list({ rest, options, admin, io }) {
+    none(rest, "keys list [--account <name>]");
+    const accounts =
+      options.account === undefined
+        ? await admin.listAccounts()
+        : [await requireAccount(admin, options.account)];
+    const keys = (await Promise.all(accounts.map((a) => admin.listApiKeys(a.id)))).flat();
+    if (options.json) io.out(JSON.stringify(keys, null, 2));
+    else io.out(keyTable(keys, ...accounts));
+    return 0;
+  },
+  async revoke({ rest, admin, io }) {
+    const revoked = await admin.revokeApiKey(single(rest, "keys revoke <id>"));
+    io.out(`Revoked API key ${revoked.id} (${revoked.prefix}…): refused from its next request on.`);
+    return 0;
+  },
+  async rotate({ rest, options, admin, io }) {
+    const id = single(rest, "keys rotate <id> [--overlap 24h]");
+    const overlapMs = parseDuration(options.overlap ?? "24h");
+    if (overlapMs === undefined)
+      throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
+    const { key, apiKey, previous } = await admin.rotateApiKey(id, overlapMs);
+    io.out(`Created API key ${apiKey.id} replacing ${previous.id} (shown once, store it now):`);
+    io.out(key);
+    io.out(
+      `The old key ${previous.prefix}… keeps working until ${formatTime(previous.expiresAt)} (service time).`,
+    );
+    return 0;
+  },
+});
 
-export async function runWebhooksCommand(
-  args: string[],
-  options: CliOptions,
-  { admin }: AdminContext,
-  io: CliIo,
-): Promise<number> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case "list": {
-      none(rest, "webhooks list --task <id>");
-      if (!options.task) throw new UsageError("usage: webhooks list --task <id>");
-      const events = await admin.listWebhookEvents(options.task);
-      if (options.json) {
-        io.out(JSON.stringify(events, null, 2));
-        return 0;
-      }
-      if (events.length === 0) io.out(`No webhook deliveries for task ${options.task}.`);
-      for (const event of events) {
-        io.out(`${event.id}  ${event.state}  ${event.attemptCount} attempt(s)  ${event.url}`);
-        for (const attempt of event.attempts) {
-          const outcome =
-            attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no response");
-          io.out(
-            `  #${attempt.attempt}  ${formatTime(attempt.startedAt)}  ${outcome}  ${attempt.durationMs} ms`,
-          );
-        }
-      }
+export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
+  async list({ rest, options, admin, io }) {
+    none(rest, "webhooks list --task <id>");
+    if (!options.task) throw new UsageError("usage: webhooks list --task <id>");
+    const events = await admin.listWebhookEvents(options.task);
+    if (options.json) {
+      io.out(JSON.stringify(events, null, 2));
       return 0;
     }
-    case "redeliver": {
-      const taskId = single(rest, "webhooks redeliver <task_id>");
-      const event = await admin.redeliver(taskId);
-      if (!event)
-        throw new CommandError(
-          `task ${taskId} has no webhook to redeliver (unknown, unfinished or without callback_url)`,
+    if (events.length === 0) io.out(`No webhook deliveries for task ${options.task}.`);
+    for (const event of events) {
+      io.out(`${event.id}  ${event.state}  ${event.attemptCount} attempt(s)  ${event.url}`);
+      for (const attempt of event.attempts) {
+        const outcome =
+          attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no response");
+        io.out(
+          `  #${attempt.attempt}  ${formatTime(attempt.startedAt)}  ${outcome}  ${attempt.durationMs} ms`,
         );
-      io.out(`Queued delivery ${event.id} of task ${taskId} to ${event.url}.`);
-      return 0;
+      }
     }
-    default:
-      throw new UsageError(`webhooks takes list or redeliver, got "${action ?? ""}"`);
-  }
-}
+    return 0;
+  },
+  async redeliver({ rest, admin, io }) {
+    const taskId = single(rest, "webhooks redeliver <task_id>");
+    const event = await admin.redeliver(taskId);
+    if (!event)
+      throw new CommandError(
+        `task ${taskId} has no webhook to redeliver (unknown, unfinished or without callback_url)`,
+      );
+    io.out(`Queued delivery ${event.id} of task ${taskId} to ${event.url}.`);
+    return 0;
+  },
+});
 
 function keyTable(keys: ApiKeySummary[], ...accounts: AccountRecord[]): string {
   const names = new Map(accounts.map((a) => [a.id, a.name]));
