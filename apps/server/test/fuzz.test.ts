@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { GENERATION_REQUEST_FIELDS } from "@genvideo/schema";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { credits } from "./support/api.js";
 import { type RunningServer, removeDataDir, startServer, TEST_API_KEY } from "./support/server-process.js";
@@ -54,15 +55,6 @@ const WEIRD_VALUES: unknown[] = [
   "https://",
   "x".repeat(3000),
 ];
-const FIELDS = [
-  "prompt",
-  "model_type",
-  "aspect_ratio",
-  "start_frame",
-  "end_frame",
-  "reference_images",
-  "callback_url",
-];
 
 interface Case {
   body: string;
@@ -80,7 +72,9 @@ function malformedCase(next: () => number): Case {
   const mutation = Math.floor(next() * 9);
   switch (mutation) {
     case 0: // a known field with a wrong value
-      base[pick(FIELDS.filter((f) => f !== "prompt"))] = pick(WEIRD_VALUES.filter((v) => v !== undefined));
+      base[pick(GENERATION_REQUEST_FIELDS.filter((f) => f !== "prompt"))] = pick(
+        WEIRD_VALUES.filter((v) => v !== undefined),
+      );
       if (next() < 0.5)
         base.prompt = pick(WEIRD_VALUES.filter((v) => typeof v !== "string" || v.trim() === ""));
       else base.model_type = pick([1, "gen-4", "", null, "GEN-3"]);
