@@ -57,6 +57,8 @@ export interface StartOptions {
   bootstrap?: boolean;
   /** How long the start may take before it fails with the output so far (default 15 s). */
   startTimeoutMs?: number;
+  /** A built CLI to run (a path to its `cli.js`) instead of the one `cliCommand()` picks. */
+  cli?: string;
 }
 
 export function serverEnvironment(
@@ -84,7 +86,8 @@ export function serverEnvironment(
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const dataDir = options.dataDir ?? temporaryDataDir();
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
-  const child = spawn(process.execPath, [...cliCommand(), "start"], {
+  const command = options.cli === undefined ? cliCommand() : [options.cli];
+  const child = spawn(process.execPath, [...command, "start"], {
     cwd: dataDir,
     env: serverEnvironment(dataDir, options.env, options.bootstrap ?? true),
     stdio: ["ignore", "pipe", "pipe"],
