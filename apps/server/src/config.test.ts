@@ -15,7 +15,33 @@ describe("loadConfig", () => {
       rateLimits: { enabled: true, createsPerMinute: 120, readsPerMinute: 1200 },
       workers: 2,
       logLevel: "info",
+      videoRetentionMs: 7 * 24 * 3600 * 1000,
+      videoUrlTtlSeconds: 7 * 24 * 3600,
+      videoSweepIntervalMs: 10 * 60 * 1000,
     });
+  });
+
+  it.each([
+    ["7d", 7 * 86_400_000],
+    ["12h", 12 * 3_600_000],
+    ["30m", 30 * 60_000],
+    ["90s", 90_000],
+    ["1s", 1000],
+    ["1.5h", 5_400_000],
+    ["3600", 3_600_000],
+    [" 2d ", 2 * 86_400_000],
+  ])("reads GENVIDEO_VIDEO_RETENTION=%s as a duration", (raw, milliseconds) => {
+    expect(loadConfig({ GENVIDEO_VIDEO_RETENTION: raw }, "/x").videoRetentionMs).toBe(milliseconds);
+  });
+
+  it("reads the video URL lifetime in whole seconds and the sweep interval in ms", () => {
+    const config = loadConfig(
+      { GENVIDEO_VIDEO_URL_TTL: "12h", GENVIDEO_VIDEO_SWEEP_INTERVAL: "250ms" },
+      "/x",
+    );
+    expect(config.videoUrlTtlSeconds).toBe(43_200);
+    expect(config.videoSweepIntervalMs).toBe(250);
+    expect(loadConfig({ GENVIDEO_VIDEO_URL_TTL: "1500ms" }, "/x").videoUrlTtlSeconds).toBe(2);
   });
 
   it("resolves relative paths against the directory pnpm was run from", () => {
@@ -74,6 +100,21 @@ describe("loadConfig", () => {
     [{ GENVIDEO_WORKERS: "0" }, /^GENVIDEO_WORKERS must be a whole number/],
     [{ GENVIDEO_RENDERER: "ffmpeg" }, /^GENVIDEO_RENDERER must be synthetic or fixture/],
     [{ GENVIDEO_LOG_LEVEL: "loud" }, /^GENVIDEO_LOG_LEVEL must be one of/],
+    [
+      { GENVIDEO_VIDEO_RETENTION: "a week" },
+      /^GENVIDEO_VIDEO_RETENTION must be a duration like 7d, 12h, 30m or 90s, from 1s to 3650d, got "a week"$/,
+    ],
+    [{ GENVIDEO_VIDEO_RETENTION: "0s" }, /^GENVIDEO_VIDEO_RETENTION must be a duration/],
+    [{ GENVIDEO_VIDEO_RETENTION: "500ms" }, /^GENVIDEO_VIDEO_RETENTION must be a duration/],
+    [{ GENVIDEO_VIDEO_RETENTION: "-1d" }, /^GENVIDEO_VIDEO_RETENTION must be a duration/],
+    [{ GENVIDEO_VIDEO_RETENTION: "7w" }, /^GENVIDEO_VIDEO_RETENTION must be a duration/],
+    [{ GENVIDEO_VIDEO_RETENTION: "4000d" }, /^GENVIDEO_VIDEO_RETENTION must be a duration/],
+    [{ GENVIDEO_VIDEO_URL_TTL: "forever" }, /^GENVIDEO_VIDEO_URL_TTL must be a duration/],
+    [{ GENVIDEO_VIDEO_URL_TTL: "0" }, /^GENVIDEO_VIDEO_URL_TTL must be a duration/],
+    [
+      { GENVIDEO_VIDEO_SWEEP_INTERVAL: "10ms" },
+      /^GENVIDEO_VIDEO_SWEEP_INTERVAL must be a duration like 7d, 12h, 30m or 90s, from 100ms to 1d, got "10ms"$/,
+    ],
   ])("names the setting that is wrong: %o", (env, message) => {
     expect(() => loadConfig(env, "/x")).toThrow(ConfigError);
     expect(() => loadConfig(env, "/x")).toThrow(message);

@@ -4,6 +4,7 @@
  * so the operator never has to guess which of a dozen variables is wrong.
  */
 import { isAbsolute, resolve } from "node:path";
+import { parseDuration } from "./cli/duration.js";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -41,7 +42,16 @@ export interface ServerConfig {
   unsafeWords: string[];
   /** `synthetic`: real renders that follow the request; `fixture`: one tiny fixed MP4 (load tests, CI). */
   renderer: "synthetic" | "fixture";
+  /** Videos last written longer ago than this (wall-clock ms) are deleted by the retention sweep. */
+  videoRetentionMs: number;
+  /** How long a `video_url` stays valid, in seconds of service time. */
+  videoUrlTtlSeconds: number;
+  /** Real ms between two retention sweeps (one also runs at every start). */
+  videoSweepIntervalMs: number;
 }
+
+const SECOND_MS = 1000;
+const DAY_MS = 86_400_000;
 
 type Environment = Record<string, string | undefined>;
 
@@ -79,6 +89,12 @@ export function loadConfig(
       .map((word) => word.trim())
       .filter(Boolean),
     renderer: rendererSetting(env),
+    videoRetentionMs: durationSetting(env, "GENVIDEO_VIDEO_RETENTION", 7 * DAY_MS, SECOND_MS, 3650 * DAY_MS),
+    // `expires` in a video URL is in whole seconds.
+    videoUrlTtlSeconds: Math.ceil(
+      durationSetting(env, "GENVIDEO_VIDEO_URL_TTL", 7 * DAY_MS, SECOND_MS, 3650 * DAY_MS) / SECOND_MS,
+    ),
+    videoSweepIntervalMs: durationSetting(env, "GENVIDEO_VIDEO_SWEEP_INTERVAL", 10 * 60_000, 100, DAY_MS),
   };
 }
 
@@ -207,6 +223,25 @@ function booleanSetting(env: Environment, name: string, fallback: boolean): bool
   if (["1", "true", "yes", "on"].includes(raw)) return true;
   if (["0", "false", "no", "off"].includes(raw)) return false;
   throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${env[name]}"`);
+}
+
+/** A duration as the CLI takes them: `7d`, `12h`, `30m`, `90s`, `500ms`, or plain seconds; in ms. */
+function durationSetting(env: Environment, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = parseDuration(raw);
+  if (value === undefined || value < min || value > max) {
+    throw new ConfigError(
+      `${name} must be a duration like 7d, 12h, 30m or 90s, from ${formatDuration(min)} to ${formatDuration(max)}, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+function formatDuration(milliseconds: number): string {
+  if (milliseconds % DAY_MS === 0) return `${milliseconds / DAY_MS}d`;
+  if (milliseconds % SECOND_MS === 0) return `${milliseconds / SECOND_MS}s`;
+  return `${milliseconds}ms`;
 }
 
 function integerSetting(env: Environment, name: string, fallback: number, min: number, max: number): number {

@@ -29,6 +29,7 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
   }
   if (bootstrap.created) printFirstStart(bootstrap, config, io);
 
+  host.logRenderer();
   logger.info(
     {
       url: host.url,

@@ -6,14 +6,14 @@
  */
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createEngine, type Engine } from "@genvideo/engine";
+import { createEngine, type Engine, type Renderer } from "@genvideo/engine";
 import { serve } from "@hono/node-server";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import type { Logger } from "../http/logger.js";
-import { createSyntheticRenderer } from "../renderer/index.js";
+import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
-import { LocalVideoStorage } from "../video/index.js";
+import { createRetentionSweeper, LocalVideoStorage } from "../video/index.js";
 import { createCallbackUrlValidator, createWebhookSender } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
@@ -26,6 +26,12 @@ export interface NodeHost {
   publicUrl: string;
   engine: Engine;
   clock: ServiceClock;
+  /**
+   * Logs which renderer runs and where it makes frames. The caller logs it
+   * once the start has succeeded, next to "listening", so a start that fails
+   * (a refused bootstrap key) writes nothing to stdout.
+   */
+  logRenderer(): void;
   /** Stop accepting, finish or hand back work in flight, close the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -72,13 +78,15 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     dir: join(config.dataDir, "videos"),
     publicUrl,
     signingKey: await videoSigningKey(db),
+    ttlSeconds: config.videoUrlTtlSeconds,
+    retentionMs: config.videoRetentionMs,
   });
+  const { renderer, logRenderer } = createRenderer(config, storage, logger);
   const sender = createWebhookSender({ allowInsecure: config.allowInsecureCallbacks });
   const engine = createEngine({
     store,
     clock,
-    renderer:
-      config.renderer === "fixture" ? createFixtureRenderer(storage) : createSyntheticRenderer({ storage }),
+    renderer,
     videoStorage: storage,
     sender,
     config: engineSettings(
@@ -95,6 +103,9 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   if (sweep.timedOut > 0 || sweep.released > 0) {
     logger.info({ timedOut: sweep.timedOut, released: sweep.released }, "startup sweep");
   }
+  // Videos past their retention go before anyone can be handed a URL to them.
+  const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
+  await retention.sweepNow();
 
   handler = createRequestHandler({ engine, storage, db, clock, logger, accepting: () => accepting });
   let lastPersist = 0;
@@ -102,6 +113,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     intervalMs: TICK_INTERVAL_MS,
     logger,
     async afterTick() {
+      retention.sweepIfDue();
       if (performance.now() - lastPersist < CLOCK_PERSIST_INTERVAL_MS) return;
       lastPersist = performance.now();
       await clock.persist();
@@ -116,6 +128,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await worker.stop();
+      await retention.stop();
       await engine.drain();
       await sender.close();
       await closed;
@@ -125,7 +138,38 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     return closing;
   };
 
-  return { url, publicUrl, engine, clock, close };
+  return { url, publicUrl, engine, clock, logRenderer, close };
+}
+
+/** The configured renderer, and the startup line that says how it makes frames. */
+function createRenderer(
+  config: ServerConfig,
+  storage: LocalVideoStorage,
+  logger: Logger,
+): { renderer: Renderer; logRenderer: () => void } {
+  if (config.renderer === "fixture") {
+    return {
+      renderer: createFixtureRenderer(storage),
+      logRenderer: () => logger.info({ renderer: "fixture" }, "renderer: one fixed tiny MP4 per task"),
+    };
+  }
+  const renderer = createSyntheticRenderer({ storage });
+  return { renderer, logRenderer: () => logFrameSynthesis(renderer.frameSynthesis, logger) };
+}
+
+function logFrameSynthesis(frameSynthesis: FrameSynthesis, logger: Logger): void {
+  if (frameSynthesis.mode === "process") {
+    logger.info(
+      { renderer: "synthetic", frameSynthesis: "process", frameProcessEntry: frameSynthesis.entry },
+      "renderer: frames made in a child process",
+    );
+  } else {
+    // Still renders, but pixel work then shares the event loop's process: worth a warning.
+    logger.warn(
+      { renderer: "synthetic", frameSynthesis: "in-process", reason: frameSynthesis.reason },
+      "renderer: frames made in the server process",
+    );
+  }
 }
 
 /** A port taken or an address not ours is a configuration problem: say which setting. */

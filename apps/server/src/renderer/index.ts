@@ -9,5 +9,7 @@ export {
   DEFAULT_DURATION_SECONDS,
   DEFAULT_ENCODER_NICENESS,
   DEFAULT_FPS,
+  type FrameSynthesis,
+  type SyntheticRenderer,
   type SyntheticRendererOptions,
 } from "./synthetic-renderer.js";

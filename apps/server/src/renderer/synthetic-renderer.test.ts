@@ -188,6 +188,17 @@ describe("frame process", () => {
   it("is found next to the sources, so tests exercise the default (out-of-process) path", () => {
     expect(locateFrameProcess()?.entry).toMatch(/frame-process\.ts$/);
   });
+
+  it("says where frames are made, for the startup log", () => {
+    expect(createSyntheticRenderer({ storage }).frameSynthesis).toEqual({
+      mode: "process",
+      entry: locateFrameProcess()?.entry,
+    });
+    expect(createSyntheticRenderer({ storage, frameSynthesis: "in-process" }).frameSynthesis).toEqual({
+      mode: "in-process",
+      reason: "configured",
+    });
+  });
 });
 
 describe("failures", () => {

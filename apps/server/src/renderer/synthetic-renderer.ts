@@ -38,6 +38,15 @@ export interface SyntheticRendererOptions {
   frameProcessEntry?: string;
 }
 
+/** Where a renderer makes its frames, for the startup log: a fallback to in-process is worth knowing about. */
+export type FrameSynthesis =
+  | { mode: "process"; entry: string }
+  | { mode: "in-process"; reason: "configured" | "frame process entry not found" };
+
+export interface SyntheticRenderer extends Renderer {
+  readonly frameSynthesis: FrameSynthesis;
+}
+
 /**
  * The reference server's renderer: a real H.264 MP4 per task whose frames
  * follow the request (see docs/renderer.md). Frames are made by sharp in a
@@ -49,7 +58,7 @@ export interface SyntheticRendererOptions {
  * const renderer = createSyntheticRenderer({ storage });
  * const { videoKey } = await renderer.render({ taskId, request, aspectRatio: "16:9" }, signal);
  */
-export function createSyntheticRenderer(options: SyntheticRendererOptions): Renderer {
+export function createSyntheticRenderer(options: SyntheticRendererOptions): SyntheticRenderer {
   const baseWidth = options.width ?? DEFAULT_BASE_WIDTH;
   const fps = options.fps ?? DEFAULT_FPS;
   const durationSeconds = options.durationSeconds ?? DEFAULT_DURATION_SECONDS;
@@ -66,8 +75,15 @@ export function createSyntheticRenderer(options: SyntheticRendererOptions): Rend
   const { storage } = options;
   const frameProcess =
     options.frameSynthesis === "in-process" ? undefined : locateFrameProcess(options.frameProcessEntry);
+  const frameSynthesis: FrameSynthesis = frameProcess
+    ? { mode: "process", entry: frameProcess.entry }
+    : {
+        mode: "in-process",
+        reason: options.frameSynthesis === "in-process" ? "configured" : "frame process entry not found",
+      };
 
   return {
+    frameSynthesis,
     async render(job: RenderJob, signal: AbortSignal): Promise<{ videoKey: string }> {
       signal.throwIfAborted();
       const size = outputSize(job.aspectRatio, baseWidth);

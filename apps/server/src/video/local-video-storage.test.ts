@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalVideoStorage } from "./local-video-storage.js";
 
@@ -91,15 +91,29 @@ describe("files", () => {
     expect(await storage.open("../secret.mp4")).toBeUndefined();
   });
 
-  it("deletes videos older than the retention period", async () => {
+  it("deletes videos older than the retention period and names their tasks", async () => {
     const old = join(dir, `${TASK}.mp4`);
     const fresh = join(dir, "11111111-2222-4333-8444-555555555555.mp4");
     await writeFile(old, "old");
     await writeFile(fresh, "fresh");
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
     await utimes(old, eightDaysAgo, eightDaysAgo);
-    expect(await storage.sweep()).toBe(1);
+    expect(await storage.sweep()).toEqual({ taskIds: [TASK], partials: 0 });
     expect(await readdir(dir)).toEqual(["11111111-2222-4333-8444-555555555555.mp4"]);
     expect(await storage.deleteOlderThan(Date.now() + 1000)).toBe(1);
+  });
+
+  it("keeps a staging file a render may still be writing, even under a retention of seconds", async () => {
+    const short = new LocalVideoStorage({ dir, publicUrl: "http://x", signingKey: "k", retentionMs: 1000 });
+    const inProgress = await short.stagingPath(TASK);
+    const abandoned = await short.stagingPath("11111111-2222-4333-8444-555555555555");
+    await writeFile(inProgress, "being written");
+    await writeFile(abandoned, "left by a crash");
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    await utimes(inProgress, tenSecondsAgo, tenSecondsAgo);
+    await utimes(abandoned, twoHoursAgo, twoHoursAgo);
+    expect(await short.sweep()).toEqual({ taskIds: [], partials: 1 });
+    expect(await readdir(join(dir, ".staging"))).toEqual([basename(inProgress)]);
   });
 });

@@ -22,9 +22,19 @@ export interface LocalVideoStorageOptions {
   retentionMs?: number;
 }
 
+/** What one retention sweep deleted. */
+export interface VideoSweep {
+  /** Tasks whose video was deleted; their URLs now answer 404. */
+  taskIds: string[];
+  /** Staging files of renders that never finished. */
+  partials: number;
+}
+
 /** Task ids are UUIDs; anything else is refused before it can become a path. */
 const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const STAGING = ".staging";
+/** A staging file untouched this long belongs to no render in progress (ffmpeg writes it every few seconds). */
+const STALE_STAGING_MS = 60 * 60 * 1000;
 
 function etagOf(size: number, modifiedAt: number): string {
   return `"${size.toString(16)}-${Math.floor(modifiedAt).toString(16)}"`;
@@ -151,23 +161,42 @@ export class LocalVideoStorage implements VideoFileStorage {
   }
 
   async deleteOlderThan(time: number): Promise<number> {
-    let deleted = 0;
-    for (const folder of [this.dir, join(this.dir, STAGING)]) {
-      const names = await readdir(folder).catch(() => [] as string[]);
-      for (const name of names) {
-        if (!name.endsWith(".mp4") && !name.endsWith(".partial")) continue;
-        const path = join(folder, name);
-        const info = await stat(path).catch(() => undefined);
-        if (!info?.isFile() || info.mtimeMs >= time) continue;
-        await this.discard(path);
-        deleted++;
-      }
-    }
-    return deleted;
+    const videos = await this.#deleteIn(this.dir, ".mp4", time);
+    return videos.length + (await this.#deletePartials(time));
   }
 
-  /** The retention sweep: deletes videos older than `retentionMs` as of `now` (wall-clock ms). */
-  sweep(now: number = Date.now()): Promise<number> {
-    return this.deleteOlderThan(now - this.retentionMs);
+  /**
+   * The retention sweep, as of `now` (wall-clock ms): deletes videos last
+   * written more than `retentionMs` ago, and staging files left behind by a
+   * render that never finished (a crash) once they are both older than the
+   * retention and than an hour, so a render in progress is never pulled away
+   * even under a retention of seconds. Returns the task ids whose video went.
+   */
+  async sweep(now: number = Date.now()): Promise<VideoSweep> {
+    const videos = await this.#deleteIn(this.dir, ".mp4", now - this.retentionMs);
+    const partials = await this.#deletePartials(now - Math.max(this.retentionMs, STALE_STAGING_MS));
+    return { taskIds: videos.map((name) => name.slice(0, -".mp4".length)), partials };
+  }
+
+  /** Unfinished files: renders in `.staging/`, and copies in from another file system (`put`). */
+  async #deletePartials(time: number): Promise<number> {
+    const staged = await this.#deleteIn(join(this.dir, STAGING), ".partial", time);
+    const copies = await this.#deleteIn(this.dir, ".partial", time);
+    return staged.length + copies.length;
+  }
+
+  /** Deletes the files named `*<suffix>` in `folder` last written before `time`; returns their names. */
+  async #deleteIn(folder: string, suffix: string, time: number): Promise<string[]> {
+    const deleted: string[] = [];
+    const names = await readdir(folder).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!name.endsWith(suffix)) continue;
+      const path = join(folder, name);
+      const info = await stat(path).catch(() => undefined);
+      if (!info?.isFile() || info.mtimeMs >= time) continue;
+      await this.discard(path);
+      deleted.push(name);
+    }
+    return deleted;
   }
 }

@@ -1,0 +1,169 @@
+/**
+ * The server as it ships: built by the package's own tsup config, started
+ * from the bundle, rendering a real video. What this guards is the bundle's
+ * layout: the frame process must be an entry of its own, at
+ * `renderer/frame-process.js` next to the chunk that starts it, or the built
+ * server silently falls back to making frames in its own process.
+ *
+ * The build goes to a private directory (inside node_modules, so the bundle
+ * resolves the package's dependencies), never to dist/, which other test
+ * runs (GENVIDEO_TEST_SERVER=dist) may be using. Like that mode, it needs the
+ * workspace packages built (`pnpm test` builds them first): the bundle imports
+ * @genvideo/engine and @genvideo/schema from their dist.
+ */
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { probeVideo } from "../src/renderer/testing/decode-video.js";
+import { createTask, waitForTerminal } from "./support/api.js";
+import {
+  type RunningServer,
+  removeDataDir,
+  serverEnvironment,
+  TEST_API_KEY,
+  temporaryDataDir,
+} from "./support/server-process.js";
+
+const run = promisify(execFile);
+const serverRoot = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
+const tsupPackage = require.resolve("tsup/package.json");
+const tsupCli = join(
+  dirname(tsupPackage),
+  (require(tsupPackage) as { bin: Record<string, string> }).bin.tsup ?? "dist/cli-default.js",
+);
+
+let buildDir: string;
+let server: RunningServer;
+
+beforeAll(async () => {
+  const cacheDir = join(serverRoot, "node_modules/.cache");
+  buildDir = mkdtempSync(join(cacheDir, "genvideo-built-server-"));
+  // The package's tsup.config.ts as is; only the output directory differs.
+  await run(process.execPath, [tsupCli, "--out-dir", buildDir, "--silent"], { cwd: serverRoot });
+  server = await startBuiltServer(join(buildDir, "cli.js"), {
+    GENVIDEO_TIME_SCALE: "30",
+    GENVIDEO_RATE_LIMITS: "off",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (server) removeDataDir(server.dataDir);
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+it("builds the frame process as its own entry next to the chunks", () => {
+  expect(existsSync(join(buildDir, "renderer/frame-process.js"))).toBe(true);
+});
+
+it("says at startup that frames are made in the child process, and renders a real H.264 MP4 that way", async () => {
+  const line = server.logRecords().find((record) => record.renderer === "synthetic");
+  expect(line).toMatchObject({
+    level: "info",
+    frameSynthesis: "process",
+    frameProcessEntry: join(buildDir, "renderer/frame-process.js"),
+  });
+
+  const taskId = await createTask(server, { prompt: "a lighthouse at dawn, built and bundled" });
+  const done = await waitForTerminal(server, taskId, 30_000);
+  expect(done).toMatchObject({ status: "completed" });
+  const response = await fetch(done.video_url as string);
+  expect(response.status).toBe(200);
+  const file = join(server.dataDir, "downloaded.mp4");
+  writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  const probe = await probeVideo(file);
+  expect(probe.durationSeconds).toBeCloseTo(5, 1);
+  expect(probe).toMatchObject({
+    codecName: "h264",
+    profile: "High",
+    pixelFormat: "yuv420p",
+    width: 640,
+    height: 360,
+    frameCount: 120,
+    frameRate: "24/1",
+  });
+  // Nothing in the log says the render fell back or failed.
+  expect(server.logRecords().filter((record) => record.level === "warn" || record.level === "error")).toEqual(
+    [],
+  );
+}, 40_000);
+
+/** `genvideo-server start` from a bundle, read the way test/support/server-process.ts reads it. */
+async function startBuiltServer(cli: string, env: Record<string, string>): Promise<RunningServer> {
+  const dataDir = temporaryDataDir();
+  const child = spawn(process.execPath, [cli, "start"], {
+    cwd: dataDir,
+    env: serverEnvironment(dataDir, env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const logRecords = () =>
+    stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return []; // a line still being written
+        }
+      });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`built server did not start:\n${output}`)), 20_000);
+    child.stdout.on("data", () => {
+      const listening = stdout.includes('"msg":"listening"')
+        ? logRecords().find((record) => record.msg === "listening")
+        : undefined;
+      if (typeof listening?.url === "string") {
+        clearTimeout(timer);
+        resolve(listening.url);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`built server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    child,
+    output: () => output,
+    logRecords,
+    fetch: (path, init) => fetch(new URL(path, url), init),
+    api(path, init = {}) {
+      const { json, key, headers, ...rest } = init;
+      return fetch(new URL(path, url), {
+        ...rest,
+        headers: {
+          authorization: `Bearer ${key ?? TEST_API_KEY}`,
+          ...(json !== undefined ? { "content-type": "application/json" } : {}),
+          ...(headers as Record<string, string> | undefined),
+        },
+        ...(json !== undefined ? { body: JSON.stringify(json), method: rest.method ?? "POST" } : {}),
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
