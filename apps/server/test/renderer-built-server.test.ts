@@ -11,7 +11,7 @@
  * workspace packages built (`pnpm test` builds them first): the bundle imports
  * @genvideo/engine and @genvideo/schema from their dist.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -20,13 +20,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { probeVideo } from "../src/renderer/testing/decode-video.js";
 import { createTask, waitForTerminal } from "./support/api.js";
-import {
-  type RunningServer,
-  removeDataDir,
-  serverEnvironment,
-  TEST_API_KEY,
-  temporaryDataDir,
-} from "./support/server-process.js";
+import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
 
 const run = promisify(execFile);
 const serverRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -45,9 +39,10 @@ beforeAll(async () => {
   buildDir = mkdtempSync(join(cacheDir, "genvideo-built-server-"));
   // The package's tsup.config.ts as is; only the output directory differs.
   await run(process.execPath, [tsupCli, "--out-dir", buildDir, "--silent"], { cwd: serverRoot });
-  server = await startBuiltServer(join(buildDir, "cli.js"), {
-    GENVIDEO_TIME_SCALE: "30",
-    GENVIDEO_RATE_LIMITS: "off",
+  server = await startServer({
+    cli: join(buildDir, "cli.js"),
+    env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_RATE_LIMITS: "off" },
+    startTimeoutMs: 20_000,
   });
 }, 60_000);
 
@@ -92,78 +87,3 @@ it("says at startup that frames are made in the child process, and renders a rea
     [],
   );
 }, 40_000);
-
-/** `genvideo-server start` from a bundle, read the way test/support/server-process.ts reads it. */
-async function startBuiltServer(cli: string, env: Record<string, string>): Promise<RunningServer> {
-  const dataDir = temporaryDataDir();
-  const child = spawn(process.execPath, [cli, "start"], {
-    cwd: dataDir,
-    env: serverEnvironment(dataDir, env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  let stdout = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const logRecords = () =>
-    stdout
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as Record<string, unknown>];
-        } catch {
-          return []; // a line still being written
-        }
-      });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`built server did not start:\n${output}`)), 20_000);
-    child.stdout.on("data", () => {
-      const listening = stdout.includes('"msg":"listening"')
-        ? logRecords().find((record) => record.msg === "listening")
-        : undefined;
-      if (typeof listening?.url === "string") {
-        clearTimeout(timer);
-        resolve(listening.url);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`built server exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    url,
-    dataDir,
-    child,
-    output: () => output,
-    logRecords,
-    fetch: (path, init) => fetch(new URL(path, url), init),
-    api(path, init = {}) {
-      const { json, key, headers, ...rest } = init;
-      return fetch(new URL(path, url), {
-        ...rest,
-        headers: {
-          authorization: `Bearer ${key ?? TEST_API_KEY}`,
-          ...(json !== undefined ? { "content-type": "application/json" } : {}),
-          ...(headers as Record<string, string> | undefined),
-        },
-        ...(json !== undefined ? { body: JSON.stringify(json), method: rest.method ?? "POST" } : {}),
-      });
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill("SIGTERM");
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
-}
