@@ -140,8 +140,18 @@ describe("WebhookDispatcher under slow and dead receivers", () => {
       return count;
     });
     expect(leased).toBe(8);
+    // A graceful stop aborts them and hands every event back, uncounted, for the next process.
     await dispatcher.drain();
     expect(dispatcher.inFlight().total).toBe(0);
+    const after = await h.store.transaction(async (tx) => {
+      const events = [];
+      for (let index = 0; index < 50; index++)
+        events.push(await tx.getWebhookEvent(`msg_${String(index).padStart(32, "0")}`));
+      return events;
+    });
+    expect(after.every((event) => event?.state === "pending" && event.attemptCount === 0)).toBe(true);
+    expect(after.every((event) => event?.leaseOwner === null)).toBe(true);
+    expect(await dispatcher.dispatchDue(h.clock.now())).toBe(0);
   });
 
   it("refills a freed slot at once when the backlog is larger than the slots", async () => {

@@ -155,6 +155,8 @@ export class WebhookDispatcher {
 
   #start(event: WebhookEventRecord, leaseExpiresAt: number) {
     const controller = new AbortController();
+    // A drain that began while this claim was running: hand the event back at once, uncounted.
+    if (this.#draining) controller.abort(new Error("engine draining"));
     const delivery: RunningDelivery = {
       controller,
       promise: Promise.resolve(),
