@@ -238,6 +238,36 @@ describe("retries", () => {
     expect(elsewhere.connections).toBe(0);
   });
 
+  it("after the receiver is fixed, the operator's CLI redelivers a failed event to the running server", async () => {
+    let fixed = false;
+    const target = await receiver((_request, response) => void response.writeHead(fixed ? 200 : 500).end());
+    const taskId = await createTask(server, {
+      prompt: "fix me later",
+      callback_url: `${target.origin}/hook`,
+    });
+    const failed = await settledEvent(taskId);
+    expect(failed).toMatchObject({ state: "failed", attempt_count: 5 });
+    fixed = true;
+
+    const queued = await runCliInProcess(["webhooks", "redeliver", taskId], server.dataDir);
+    expect(queued.code).toBe(0);
+    expect(queued.stdout.trim()).toBe(
+      `Queued delivery ${failed.id} of task ${taskId} to ${target.origin}/hook.`,
+    );
+    const redelivered = await settledEvent(taskId);
+    // A fresh round (one attempt so far), numbered after the first five.
+    expect(redelivered).toMatchObject({ id: failed.id, state: "delivered", attempt_count: 1 });
+    expect(redelivered.attempts.map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+      [5, 500],
+      [6, 200],
+    ]);
+    expect(target.requests.map((request) => request.headers["webhook-id"])).toEqual(Array(6).fill(failed.id));
+  });
+
   it("redelivers on request with the same webhook-id", async () => {
     const target = await receiver(answering(200));
     const taskId = await createTask(server, {
