@@ -12,14 +12,14 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { decodeFrame, meanAbsoluteError } from "../src/renderer/testing/decode-video.js";
 import { createTask, waitForTerminal } from "./support/api.js";
+import { CHROMIUM_PATH, launchChromium } from "./support/browser.js";
 import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
 
-const CHROMIUM = process.env.GENVIDEO_CHROMIUM ?? "/usr/bin/chromium";
 /** The renderer's profile and level for 640x360 at 24 fps (High, level 3.0). */
 const H264_HIGH = 'video/mp4; codecs="avc1.64001e"';
 const FPS = 24;
@@ -35,19 +35,7 @@ beforeAll(async () => {
     createTask(server, { prompt: "a paper boat on a pond, seen from above" }),
     createTask(server, { prompt: "a tall waterfall", aspect_ratio: "9:16" }),
   ]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   // The page comes from the server's own origin, so the video's pixels can be read back from a canvas.
   await page.goto(`${server.url}/healthz`);
@@ -72,10 +60,10 @@ it("runs a Chromium that can decode H.264 High in MP4", async () => {
     (types) => types.map((type) => document.createElement("video").canPlayType(type)),
     [H264_HIGH, "video/mp4"],
   );
-  expect(support, `${CHROMIUM} ${browser.version()} cannot play H.264: the renderer's MP4s need it`).toEqual([
-    "probably",
-    "maybe",
-  ]);
+  expect(
+    support,
+    `${CHROMIUM_PATH} ${browser.version()} cannot play H.264: the renderer's MP4s need it`,
+  ).toEqual(["probably", "maybe"]);
 });
 
 interface Playback {
