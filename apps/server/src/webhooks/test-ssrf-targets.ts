@@ -25,6 +25,14 @@ const target = (
   loopback,
 });
 
+/** Several spellings of one address: each must be refused, with the same reason. */
+const spellings = (
+  urls: readonly string[],
+  reason: string,
+  deliveryError: string,
+  loopback: SsrfTarget["loopback"] = false,
+) => urls.map((url) => target(url, reason, deliveryError, loopback));
+
 export const ssrfTargets: readonly SsrfTarget[] = [
   target(
     "https://localhost/hook",
@@ -32,40 +40,21 @@ export const ssrfTargets: readonly SsrfTarget[] = [
     "refused host localhost",
     "v4",
   ),
-  target(
-    "https://127.0.0.1/hook",
+  ...spellings(
+    ["https://127.0.0.1/hook", "https://127.1/hook"],
     "host 127.0.0.1 is not a public address (loopback)",
     "refused address 127.0.0.1",
     "v4",
   ),
-  target(
-    "https://127.1/hook",
-    "host 127.0.0.1 is not a public address (loopback)",
-    "refused address 127.0.0.1",
-    "v4",
-  ),
-  target(
-    "https://2130706433/hook",
+  ...spellings(
+    ["https://2130706433/hook", "https://0x7f000001/hook", "https://0x7f.1/hook"],
     "host 127.0.0.1 is not a public address",
     "refused address 127.0.0.1",
     "v4",
   ),
-  target(
-    "https://0x7f000001/hook",
-    "host 127.0.0.1 is not a public address",
-    "refused address 127.0.0.1",
-    "v4",
-  ),
-  target("https://0x7f.1/hook", "host 127.0.0.1 is not a public address", "refused address 127.0.0.1", "v4"),
   target("https://[::1]/hook", "host ::1 is not a public address (loopback)", "refused address ::1", "v6"),
-  target(
-    "https://[::ffff:7f00:1]/hook",
-    "host ::ffff:7f00:1 is not a public",
-    "refused address ::ffff:7f00:1",
-    "v4",
-  ),
-  target(
-    "https://[::ffff:127.0.0.1]/hook",
+  ...spellings(
+    ["https://[::ffff:7f00:1]/hook", "https://[::ffff:127.0.0.1]/hook"],
     "host ::ffff:7f00:1 is not a public",
     "refused address ::ffff:7f00:1",
     "v4",
@@ -89,8 +78,11 @@ export const ssrfTargets: readonly SsrfTarget[] = [
   target("https://[fe80::1]/hook", "(link-local)", "refused address fe80::1 (link-local)"),
   target("https://[2002:7f00:1::]/hook", "(6to4)", "refused address 2002:7f00:1:: (6to4)"),
   target("https://[64:ff9b::7f00:1]/hook", "(loopback)", "refused address 64:ff9b::7f00:1 (loopback)"),
-  target("https://0.0.0.0/hook", "(unspecified)", "refused address 0.0.0.0 (unspecified)"),
-  target("https://0/hook", "(unspecified)", "refused address 0.0.0.0 (unspecified)"),
+  ...spellings(
+    ["https://0.0.0.0/hook", "https://0/hook"],
+    "(unspecified)",
+    "refused address 0.0.0.0 (unspecified)",
+  ),
   target("https://255.255.255.255/hook", "(broadcast)", "refused address 255.255.255.255 (broadcast)"),
   target("https://224.0.0.1/hook", "(multicast)", "refused address 224.0.0.1 (multicast)"),
   target(
