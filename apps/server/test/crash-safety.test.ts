@@ -3,10 +3,9 @@
  * database: every task ends in exactly one terminal state, the ledger
  * balances, and nothing acknowledged to a client is lost.
  */
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { afterAll, expect, it } from "vitest";
 import { credits } from "./support/api.js";
+import { withServerDatabase } from "./support/server-database.js";
 import {
   eventually,
   type RunningServer,
@@ -37,25 +36,20 @@ interface TaskRow {
 }
 
 function readDatabase() {
-  const database = new DatabaseSync(join(dataDir, "genvideo.db"), { readOnly: true });
-  try {
-    return {
-      tasks: database
-        .prepare("select id, state, failure_code, cost, refunded_at from tasks")
-        .all() as unknown as TaskRow[],
-      ledger: database.prepare("select task_id, delta, reason from ledger_entries").all() as unknown as {
-        task_id: string | null;
-        delta: number;
-        reason: string;
-      }[],
-      events: database.prepare("select task_id, state from webhook_events").all() as unknown as {
-        task_id: string;
-        state: string;
-      }[],
-    };
-  } finally {
-    database.close();
-  }
+  return withServerDatabase(dataDir, (database) => ({
+    tasks: database
+      .prepare("select id, state, failure_code, cost, refunded_at from tasks")
+      .all() as unknown as TaskRow[],
+    ledger: database.prepare("select task_id, delta, reason from ledger_entries").all() as unknown as {
+      task_id: string | null;
+      delta: number;
+      reason: string;
+    }[],
+    events: database.prepare("select task_id, state from webhook_events").all() as unknown as {
+      task_id: string;
+      state: string;
+    }[],
+  }));
 }
 
 it("loses nothing and ends every task exactly once across a SIGKILL", async () => {
@@ -145,9 +139,11 @@ it("times out, at startup, a task whose deadline passed while the server was dow
     expect(await server.stop()).toBe(0);
 
     // The deadline passes while nothing runs: move it into the past, as ten minutes of downtime would.
-    const database = new DatabaseSync(join(downDir, "genvideo.db"));
-    database.prepare("update tasks set deadline_at = created_at where id = ?").run(taskId);
-    database.close();
+    withServerDatabase(
+      downDir,
+      (database) => database.prepare("update tasks set deadline_at = created_at where id = ?").run(taskId),
+      { readOnly: false },
+    );
 
     server = await startServer({ dataDir: downDir, env: { GENVIDEO_RENDERER: "fixture" } });
     // The very first read after the start already sees it: the sweep ran before the server listened.
