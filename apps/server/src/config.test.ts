@@ -18,7 +18,18 @@ describe("loadConfig", () => {
       videoRetentionMs: 7 * 24 * 3600 * 1000,
       videoUrlTtlSeconds: 7 * 24 * 3600,
       videoSweepIntervalMs: 10 * 60 * 1000,
+      webhookAttemptTimeoutMs: 30_000,
     });
+  });
+
+  it.each([
+    ["100", 100],
+    ["300", 300],
+    [" 30000 ", 30_000],
+  ])("reads GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS=%s (it can only shorten the 30 s deadline)", (raw, value) => {
+    expect(loadConfig({ GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: raw }, "/x").webhookAttemptTimeoutMs).toBe(
+      value,
+    );
   });
 
   it.each([
@@ -98,6 +109,22 @@ describe("loadConfig", () => {
     [{ GENVIDEO_ALLOW_INSECURE_CALLBACKS: "maybe" }, /^GENVIDEO_ALLOW_INSECURE_CALLBACKS must be/],
     [{ GENVIDEO_RATE_LIMITS: "fast" }, /^GENVIDEO_RATE_LIMITS must be/],
     [{ GENVIDEO_WORKERS: "0" }, /^GENVIDEO_WORKERS must be a whole number/],
+    [
+      { GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "60000" },
+      /^GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS must be a whole number from 100 to 30000, got "60000"$/,
+    ],
+    [
+      { GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "99" },
+      /^GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS must be a whole number/,
+    ],
+    [
+      { GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "1.5" },
+      /^GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS must be a whole number/,
+    ],
+    [
+      { GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "5s" },
+      /^GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS must be a whole number/,
+    ],
     [{ GENVIDEO_RENDERER: "ffmpeg" }, /^GENVIDEO_RENDERER must be synthetic or fixture/],
     [{ GENVIDEO_LOG_LEVEL: "loud" }, /^GENVIDEO_LOG_LEVEL must be one of/],
     [

@@ -4,6 +4,7 @@
  * so the operator never has to guess which of a dozen variables is wrong.
  */
 import { isAbsolute, resolve } from "node:path";
+import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from "@genvideo/schema";
 import { parseDuration } from "./cli/duration.js";
 
 export class ConfigError extends Error {
@@ -48,6 +49,11 @@ export interface ServerConfig {
   videoUrlTtlSeconds: number;
   /** Real ms between two retention sweeps (one also runs at every start). */
   videoSweepIntervalMs: number;
+  /**
+   * Real ms a webhook attempt may take before it is abandoned. Only ever
+   * shorter than the contract's 30 s, so tests can watch a timeout happen.
+   */
+  webhookAttemptTimeoutMs: number;
 }
 
 const SECOND_MS = 1000;
@@ -95,6 +101,13 @@ export function loadConfig(
       durationSetting(env, "GENVIDEO_VIDEO_URL_TTL", 7 * DAY_MS, SECOND_MS, 3650 * DAY_MS) / SECOND_MS,
     ),
     videoSweepIntervalMs: durationSetting(env, "GENVIDEO_VIDEO_SWEEP_INTERVAL", 10 * 60_000, 100, DAY_MS),
+    webhookAttemptTimeoutMs: integerSetting(
+      env,
+      "GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS",
+      WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      100,
+      WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    ),
   };
 }
 

@@ -124,6 +124,10 @@ describe("host routes, logs and shutdown", () => {
       /^genvideo-server: GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/,
     ],
     [{ GENVIDEO_TIME_SCALE: "-1" }, /^genvideo-server: GENVIDEO_TIME_SCALE must be/],
+    [
+      { GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "60000" },
+      /^genvideo-server: GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS must be a whole number from 100 to 30000/,
+    ],
     [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^genvideo-server: GENVIDEO_BOOTSTRAP_API_KEY must be/],
     [
       { GENVIDEO_BOOTSTRAP_API_KEY: `gen_sk_${"A".repeat(38)}` },

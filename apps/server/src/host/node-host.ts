@@ -7,6 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createEngine, type Engine, type Renderer } from "@genvideo/engine";
+import { WEBHOOK_CONNECT_TIMEOUT_MS } from "@genvideo/schema";
 import { serve } from "@hono/node-server";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
@@ -82,7 +83,12 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     retentionMs: config.videoRetentionMs,
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
-  const sender = createWebhookSender({ allowInsecure: config.allowInsecureCallbacks });
+  const sender = createWebhookSender({
+    allowInsecure: config.allowInsecureCallbacks,
+    attemptTimeoutMs: config.webhookAttemptTimeoutMs,
+    // A shortened attempt deadline (tests) shortens the connect deadline with it.
+    connectTimeoutMs: Math.min(WEBHOOK_CONNECT_TIMEOUT_MS, config.webhookAttemptTimeoutMs),
+  });
   const engine = createEngine({
     store,
     clock,
