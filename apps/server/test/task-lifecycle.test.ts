@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask, credits, getStatus, waitForTerminal } from "./support/api.js";
 import {
   eventually,
+  FAST_SERVICE_ENV,
   type RunningServer,
   removeDataDir,
   startServer,
@@ -20,15 +21,7 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  server = await startServer({
-    env: {
-      GENVIDEO_RENDERER: "fixture",
-      GENVIDEO_TIME_SCALE: "600",
-      GENVIDEO_RATE_LIMITS: "off",
-      GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
-      GENVIDEO_UNSAFE_WORDS: "forbiddenword",
-    },
-  });
+  server = await startServer({ env: { ...FAST_SERVICE_ENV, GENVIDEO_UNSAFE_WORDS: "forbiddenword" } });
 });
 
 afterAll(async () => {

@@ -5,13 +5,14 @@
  * with the same webhook-id, the waiting one is delivered, the delivered one
  * is not sent again, and no event is lost.
  */
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { afterAll, expect, it } from "vitest";
 import { startReceiver, type TestReceiver } from "../src/webhooks/test-receivers.js";
 import { createTask } from "./support/api.js";
+import { withServerDatabase } from "./support/server-database.js";
 import {
   eventually,
+  FAST_SERVICE_ENV,
   type RunningServer,
   removeDataDir,
   startServer,
@@ -28,12 +29,7 @@ afterAll(async () => {
   removeDataDir(dataDir);
 });
 
-const ENV = {
-  GENVIDEO_RENDERER: "fixture",
-  GENVIDEO_TIME_SCALE: "600",
-  GENVIDEO_RATE_LIMITS: "off",
-  GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
-};
+const ENV = FAST_SERVICE_ENV;
 
 interface EventRow {
   id: string;
@@ -43,18 +39,10 @@ interface EventRow {
   lease_owner: string | null;
 }
 
-function withDatabase<T>(use: (database: DatabaseSync) => T, readOnly = true): T {
-  const database = new DatabaseSync(join(dataDir, "genvideo.db"), { readOnly });
-  try {
-    return use(database);
-  } finally {
-    database.close();
-  }
-}
-
 const events = () =>
-  withDatabase(
-    (database) =>
+  withServerDatabase(
+    dataDir,
+    (database: DatabaseSync) =>
       database
         .prepare("select id, task_id, state, attempt_count, lease_owner from webhook_events")
         .all() as unknown as EventRow[],
@@ -99,12 +87,14 @@ it("delivers every event after a SIGKILL mid-delivery, the interrupted one again
   expect(atCrash.get(interrupted)).toMatchObject({ state: "pending", attempt_count: 0 });
   expect(atCrash.get(interrupted)?.lease_owner).not.toBeNull();
 
-  // The dead process's claim lasts 60 s of real time (host/engine-settings.ts), whatever the
-  // time scale, so that a live 30 s attempt is never claimed twice. Age it instead of waiting.
-  withDatabase(
+  // The dead process's claim lasts 10 s of real time (host/engine-settings.ts), whatever the
+  // time scale; a live process renews it at half-life, so a 30 s attempt is never claimed twice.
+  // Age it instead of waiting.
+  withServerDatabase(
+    dataDir,
     (database) =>
       database.exec("update webhook_events set lease_expires_at = 0 where lease_owner is not null"),
-    false,
+    { readOnly: false },
   );
 
   server = await startServer({ dataDir, env: ENV });

@@ -2,9 +2,10 @@
  * Webhook delivery through the real server (child process, SQLite, the
  * undici sender) to real loopback receivers. Service time runs 600x, so the
  * 30 s retry spacing is 50 ms; network timeouts do not scale (DESIGN.md), so
- * the 30 s attempt deadline itself is tested at the sender level
- * (src/webhooks/webhook-sender.test.ts, "abandons a receiver that ... never
- * answers"); here, receivers that never answer must not delay anybody else.
+ * the attempt deadline itself is tested with a shortened deadline in
+ * webhooks-timeout.test.ts (and the full 30 s at the sender level,
+ * src/webhooks/webhook-sender.test.ts); here, receivers that never answer
+ * must not delay anybody else.
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,25 +18,20 @@ import {
 import { createTask, getStatus } from "./support/api.js";
 import {
   eventually,
+  FAST_SERVICE_ENV,
   type RunningServer,
   removeDataDir,
   runCliInProcess,
   startServer,
   TEST_WEBHOOK_SECRET,
 } from "./support/server-process.js";
+import { settledEvent, webhookEvents } from "./support/webhook-events.js";
 
 let server: RunningServer;
 const receivers: TestReceiver[] = [];
 
 beforeAll(async () => {
-  server = await startServer({
-    env: {
-      GENVIDEO_RENDERER: "fixture",
-      GENVIDEO_TIME_SCALE: "600",
-      GENVIDEO_RATE_LIMITS: "off",
-      GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
-    },
-  });
+  server = await startServer({ env: FAST_SERVICE_ENV });
 });
 
 afterAll(async () => {
@@ -49,33 +45,6 @@ async function receiver(handler: ReceiverHandler): Promise<TestReceiver> {
   const started = await startReceiver(handler);
   receivers.push(started);
   return started;
-}
-
-interface EventListing {
-  id: string;
-  state: string;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  attempts: { attempt: number; status_code: number | null; error: string | null }[];
-}
-
-async function webhookEvents(taskId: string): Promise<EventListing[]> {
-  const response = await server.api(`/api/gen/tasks/${taskId}/webhooks`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { events: EventListing[] }).events;
-}
-
-/** Polls the listing until the task's only event has left `pending`. */
-function settledEvent(taskId: string, timeoutMs = 10_000): Promise<EventListing> {
-  return eventually(
-    async () => {
-      const [event, ...more] = await webhookEvents(taskId);
-      expect(more).toHaveLength(0);
-      return event && event.state !== "pending" ? event : undefined;
-    },
-    timeoutMs,
-    `the webhook of ${taskId} to settle`,
-  );
 }
 
 /** Waits until `receiver` has seen `count` requests. */
@@ -144,7 +113,7 @@ describe("what arrives", () => {
     }
     // ...with the fields in the order of spec 2.4, and the bytes signed are the bytes sent.
     expect(Object.keys(JSON.parse(request!.body))).toEqual(["success", "message", "task_id", "video_url"]);
-    const event = await settledEvent(taskId);
+    const event = await settledEvent(server, taskId);
     expect(event).toMatchObject({ id: request!.headers["webhook-id"], state: "delivered", attempt_count: 1 });
   });
 
@@ -185,7 +154,7 @@ describe("retries", () => {
       prompt: "flaky receiver",
       callback_url: `${target.origin}/hook`,
     });
-    const event = await settledEvent(taskId);
+    const event = await settledEvent(server, taskId);
     expect(event).toMatchObject({ state: "delivered", attempt_count: 5, next_attempt_at: null });
     expect(event.attempts.map((attempt) => [attempt.attempt, attempt.status_code, attempt.error])).toEqual([
       [1, 500, "HTTP 500"],
@@ -207,13 +176,13 @@ describe("retries", () => {
   it("five failures mark the event failed, and a sixth attempt never comes", async () => {
     const target = await receiver(answering(503));
     const taskId = await createTask(server, { prompt: "always down", callback_url: `${target.origin}/hook` });
-    const event = await settledEvent(taskId);
+    const event = await settledEvent(server, taskId);
     expect(event).toMatchObject({ state: "failed", attempt_count: 5, next_attempt_at: null });
     expect(event.attempts.map((attempt) => attempt.error)).toEqual(Array(5).fill("HTTP 503"));
     // Six retry spacings of service time later, still five.
     await letServiceTimePass("3m");
     expect(target.requests).toHaveLength(5);
-    expect((await webhookEvents(taskId))[0]).toMatchObject({ state: "failed", attempt_count: 5 });
+    expect((await webhookEvents(server, taskId))[0]).toMatchObject({ state: "failed", attempt_count: 5 });
 
     // The operator's view of the same delivery log.
     const listed = await runCliInProcess(["webhooks", "list", "--task", taskId], server.dataDir);
@@ -229,7 +198,7 @@ describe("retries", () => {
     const elsewhere = await receiver(answering(200));
     const target = await receiver(answering(307, "", { location: `${elsewhere.origin}/hook` }));
     const taskId = await createTask(server, { prompt: "redirected", callback_url: `${target.origin}/hook` });
-    const event = await settledEvent(taskId);
+    const event = await settledEvent(server, taskId);
     expect(event).toMatchObject({ state: "failed", attempt_count: 5 });
     expect(event.attempts.map((attempt) => [attempt.status_code, attempt.error])).toEqual(
       Array(5).fill([307, "redirect not followed (307)"]),
@@ -245,7 +214,7 @@ describe("retries", () => {
       prompt: "fix me later",
       callback_url: `${target.origin}/hook`,
     });
-    const failed = await settledEvent(taskId);
+    const failed = await settledEvent(server, taskId);
     expect(failed).toMatchObject({ state: "failed", attempt_count: 5 });
     fixed = true;
 
@@ -254,7 +223,7 @@ describe("retries", () => {
     expect(queued.stdout.trim()).toBe(
       `Queued delivery ${failed.id} of task ${taskId} to ${target.origin}/hook.`,
     );
-    const redelivered = await settledEvent(taskId);
+    const redelivered = await settledEvent(server, taskId);
     // A fresh round (one attempt so far), numbered after the first five.
     expect(redelivered).toMatchObject({ id: failed.id, state: "delivered", attempt_count: 1 });
     expect(redelivered.attempts.map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
@@ -274,7 +243,7 @@ describe("retries", () => {
       prompt: "send it twice",
       callback_url: `${target.origin}/hook`,
     });
-    const first = await settledEvent(taskId);
+    const first = await settledEvent(server, taskId);
     const response = await server.api(`/api/gen/tasks/${taskId}/webhooks/redeliver`, { method: "POST" });
     expect(response.status).toBe(202);
     const [one, two] = await requestsOf(target, 2);
@@ -284,14 +253,17 @@ describe("retries", () => {
 });
 
 describe("slow and dead receivers", () => {
+  const WORKING_SLOTS = 64;
+
   it("receivers that accept and never answer do not delay a fast one", async () => {
-    // More silent receivers than the dispatcher's working slots (8), each its own origin.
-    const silent = await Promise.all(Array.from({ length: 12 }, () => receiver(() => {})));
+    // More silent receivers than the server's working slots (64, host/engine-settings.ts), each its own origin.
+    const silent = await Promise.all(Array.from({ length: WORKING_SLOTS + 6 }, () => receiver(() => {})));
     for (const target of silent)
       await createTask(server, { prompt: "into the void", callback_url: `${target.origin}/hook` });
     // Every working slot is now held by a receiver that will not answer for 30 s.
     await eventually(
-      async () => (silent.filter((target) => target.requests.length > 0).length >= 8 ? true : undefined),
+      async () =>
+        silent.filter((target) => target.requests.length > 0).length >= WORKING_SLOTS ? true : undefined,
       10_000,
       "the silent receivers to be holding the slots",
     );

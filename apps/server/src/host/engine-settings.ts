@@ -10,8 +10,18 @@ import type { Logger } from "../http/logger.js";
 
 /** A crashed worker's tasks go back to the queue after at least this much real time. */
 const TASK_LEASE_REAL_MS = 10_000;
-/** A webhook attempt may take 30 s of real time; its claim must outlast it. */
-const WEBHOOK_LEASE_REAL_MS = 60_000;
+/**
+ * A crashed process's webhook claims return to the outbox after this much real
+ * time. A live attempt may run 30 s, longer than this: the dispatcher renews
+ * the claim at half-life while the attempt runs, so the lease only has to
+ * outlast the gap between two renewals (ticks run every 50 ms).
+ */
+const WEBHOOK_LEASE_REAL_MS = 10_000;
+/**
+ * Webhook attempts working at once. Mostly waiting on the network, not CPU:
+ * 64 keeps a fast receiver flowing while dead ones hold their slots.
+ */
+const WEBHOOK_CONCURRENCY = 64;
 
 export function engineSettings(
   config: ServerConfig,
@@ -23,7 +33,10 @@ export function engineSettings(
     publicUrl,
     workerConcurrency: config.workers,
     leaseMs: Math.max(60_000, TASK_LEASE_REAL_MS * config.timeScale),
-    webhooks: { leaseMs: Math.max(120_000, WEBHOOK_LEASE_REAL_MS * config.timeScale) },
+    webhooks: {
+      leaseMs: WEBHOOK_LEASE_REAL_MS * config.timeScale,
+      concurrency: WEBHOOK_CONCURRENCY,
+    },
     rateLimits: config.rateLimits,
     unsafeWords: config.unsafeWords,
     logger: engineLogger(logger),

@@ -23,3 +23,15 @@ export async function runCliInProcess(args: string[], dataDir: string): Promise<
   });
   return { code, stdout, stderr };
 }
+
+/**
+ * Service time at 600x (the 10-minute deadline passes in a real second, the
+ * 30 s retry spacing in 50 ms), fixture renders, no rate limits, and
+ * callbacks to loopback receivers allowed.
+ */
+export const FAST_SERVICE_ENV: Readonly<Record<string, string>> = {
+  GENVIDEO_RENDERER: "fixture",
+  GENVIDEO_TIME_SCALE: "600",
+  GENVIDEO_RATE_LIMITS: "off",
+  GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
+};
