@@ -12,7 +12,7 @@
  * @genvideo/engine and @genvideo/schema from their dist.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,8 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const cacheDir = join(serverRoot, "node_modules/.cache");
+  // A fresh clone has no node_modules/.cache yet.
+  mkdirSync(cacheDir, { recursive: true });
   buildDir = mkdtempSync(join(cacheDir, "genvideo-built-server-"));
   // The package's tsup.config.ts as is; only the output directory differs.
   await run(process.execPath, [tsupCli, "--out-dir", buildDir, "--silent"], { cwd: serverRoot });
