@@ -61,6 +61,25 @@ describe("SQLite store", () => {
     await reopened.store.close();
   });
 
+  it("cuts the WAL back to nothing once it grows past its limit", async () => {
+    const path = join(directory, "wal-cap.db");
+    const { store } = await openSqliteStore(path, {
+      backgroundCheckpoints: true,
+      checkpoints: { intervalMs: 20, maxWalBytes: 1 },
+    });
+    for (let index = 0; index < 50; index++) {
+      await store.transaction((tx) =>
+        tx.insertAccount({ id: `a${index}`, name: `n${index}`, credits: 0, createdAt: 0 }),
+      );
+    }
+    // PASSIVE alone leaves the file at its size; past the limit it is truncated.
+    const deadline = Date.now() + 5000;
+    while (statSync(`${path}-wal`).size > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    await store.close();
+  });
+
   it("starts over when another process writes between a transaction's read and its first write", async () => {
     const path = join(directory, "two-processes.db");
     const { store } = await openSqliteStore(path);

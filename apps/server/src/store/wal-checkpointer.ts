@@ -32,8 +32,9 @@ const walSize = () => {
 const timer = setInterval(() => {
   checkpoint("PASSIVE");
   // Under endless writes a PASSIVE checkpoint never catches up and the WAL only grows;
-  // past the limit, RESTART makes writers wait (busy_timeout) until it has been reset.
-  if (walSize() > workerData.maxWalBytes) checkpoint("RESTART");
+  // past the limit, TRUNCATE makes writers wait (busy_timeout) until it has been reset
+  // and cut back to nothing (after RESTART the file would keep its size and trip this again).
+  if (walSize() > workerData.maxWalBytes) checkpoint("TRUNCATE");
 }, workerData.intervalMs);
 parentPort.on("message", (message) => {
   if (message !== "stop") return;
@@ -50,13 +51,20 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
+/** Past this size the WAL is checkpointed even if writers must wait for it. */
+const MAX_WAL_BYTES = 64 * 1024 * 1024;
+
 export function startWalCheckpointer(
   path: string,
-  options: { intervalMs?: number; onError?: (message: string) => void } = {},
+  options: { intervalMs?: number; maxWalBytes?: number; onError?: (message: string) => void } = {},
 ): WalCheckpointer {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, intervalMs: options.intervalMs ?? 1000 },
+    workerData: {
+      path,
+      intervalMs: options.intervalMs ?? 1000,
+      maxWalBytes: options.maxWalBytes ?? MAX_WAL_BYTES,
+    },
   });
   // The thread must not keep a process alive that is otherwise done.
   worker.unref();
