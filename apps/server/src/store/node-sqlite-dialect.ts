@@ -104,6 +104,12 @@ class LockedConnection implements DatabaseConnection {
   }
 }
 
+/** The first row of a query (`get`: no array, and SQLite stops after one row). */
+export function firstOnSqlite<R>(connection: SqliteConnection, query: CompiledQuery): R | undefined {
+  const { statement } = connection.statement(query.sql);
+  return statement.get(...(query.parameters as SqliteValue[])) as R | undefined;
+}
+
 /** Runs compiled SQL: rows when the statement has result columns, the change count otherwise. */
 export function executeOnSqlite<R>(connection: SqliteConnection, query: CompiledQuery): QueryResult<R> {
   const { statement, reader } = connection.statement(query.sql);

@@ -29,8 +29,8 @@ export abstract class QueryGroup {
     return this.context.exec.rows<Row>(compiledOf(query));
   }
 
-  protected async first<Row>(query: Compilable | CompiledQuery): Promise<Row | undefined> {
-    return (await this.rows<Row>(query))[0];
+  protected first<Row>(query: Compilable | CompiledQuery): Promise<Row | undefined> {
+    return this.context.exec.first<Row>(compiledOf(query));
   }
 
   protected changes(query: Compilable | CompiledQuery): Promise<number> {

@@ -9,6 +9,8 @@ import type { CompiledQuery, Kysely, Transaction } from "kysely";
 export interface SqlExecutor {
   /** Rows of a SELECT or of a statement with RETURNING. */
   rows<Row>(query: CompiledQuery): Promise<Row[]>;
+  /** The first row of a SELECT, or undefined: the lookups by key of every request. */
+  first<Row>(query: CompiledQuery): Promise<Row | undefined>;
   /** Rows changed by an INSERT, UPDATE or DELETE. */
   changes(query: CompiledQuery): Promise<number>;
 }
@@ -18,6 +20,9 @@ export function kyselyExecutor<DB>(db: Kysely<DB> | Transaction<DB>): SqlExecuto
   return {
     async rows<Row>(query: CompiledQuery) {
       return (await db.executeQuery<Row>(query)).rows;
+    },
+    async first<Row>(query: CompiledQuery) {
+      return (await db.executeQuery<Row>(query)).rows[0];
     },
     async changes(query: CompiledQuery) {
       return Number((await db.executeQuery(query)).numAffectedRows ?? 0n);

@@ -5,10 +5,10 @@
  * the queries on this hot path.
  */
 import type { Store, StoreTransaction } from "@genvideo/engine";
-import { type CompiledQuery, Kysely, SelectQueryNode } from "kysely";
+import { type CompiledQuery, Kysely, type QueryResult, SelectQueryNode } from "kysely";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
-import { executeOnSqlite, NodeSqliteDialect } from "./node-sqlite-dialect.js";
+import { executeOnSqlite, firstOnSqlite, NodeSqliteDialect } from "./node-sqlite-dialect.js";
 import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import type { Database } from "./tables.js";
@@ -30,6 +30,8 @@ export interface OpenSqliteOptions {
   backgroundCheckpoints?: boolean;
   /** Where a failed background checkpoint is reported. */
   onCheckpointError?: (message: string) => void;
+  /** Background checkpoints: how often (ms, default 1000) and past which WAL size writers wait for one (default 64 MiB). */
+  checkpoints?: { intervalMs?: number; maxWalBytes?: number };
 }
 
 /** Opens (creating when needed) a SQLite database and applies the migrations. `:memory:` is private, for tests. */
@@ -48,7 +50,10 @@ export async function openSqliteStore(
   if (!options.backgroundCheckpoints || path === ":memory:")
     return { db, store: createSqliteStore(connection, db) };
   connection.database.exec("PRAGMA wal_autocheckpoint = 0");
-  const checkpointer = startWalCheckpointer(path, { onError: options.onCheckpointError });
+  const checkpointer = startWalCheckpointer(path, {
+    ...options.checkpoints,
+    onError: options.onCheckpointError,
+  });
   return { db, store: createSqliteStore(connection, db, () => checkpointer.stop()) };
 }
 
@@ -83,21 +88,23 @@ export function createSqliteStore(
   async function attempt<T>(work: (tx: StoreTransaction) => Promise<T>, immediate: boolean): Promise<T> {
     let open = true;
     let wrote = immediate;
-    const execute = (query: CompiledQuery) => {
+    const execute = <R>(query: CompiledQuery, runQuery: typeof executeOnSqlite | typeof firstOnSqlite) => {
       // A query issued after its transaction ended would run outside any transaction: refuse it.
       if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-      if (wrote || SelectQueryNode.is(query.query)) return executeOnSqlite(connection, query);
+      if (wrote || SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
       wrote = true;
       try {
-        return executeOnSqlite(connection, query);
+        return runQuery<R>(connection, query);
       } catch (error) {
         if (isBusy(error)) throw new WriteLockRefused();
         throw error;
       }
     };
     const exec: SqlExecutor = {
-      rows: async (query) => execute(query).rows as never[],
-      changes: async (query) => Number(execute(query).numAffectedRows ?? 0n),
+      rows: async <R>(query: CompiledQuery) => (execute<R>(query, executeOnSqlite) as QueryResult<R>).rows,
+      first: async <R>(query: CompiledQuery) => execute<R>(query, firstOnSqlite) as R | undefined,
+      changes: async (query) =>
+        Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
     };
     run(immediate ? "begin immediate" : "begin");
     try {
