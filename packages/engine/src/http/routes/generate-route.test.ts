@@ -152,6 +152,12 @@ describe("POST /api/gen/generate: refusals", () => {
       headers: { "content-type": "application/json", "content-length": String(big.length) },
     });
     expect(declared.status).toBe(413);
+    // A Content-Length that understates the body does not get it past the limit.
+    const understated = await h.call("POST", "/api/gen/generate", {
+      rawBody: big,
+      headers: { "content-type": "application/json", "content-length": "20" },
+    });
+    expect(understated.status).toBe(413);
     const stream = new ReadableStream({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(big));
