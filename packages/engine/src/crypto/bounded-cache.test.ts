@@ -13,6 +13,18 @@ describe("BoundedCache", () => {
     expect(await cache.get("a", derive)).toBe(4);
   });
 
+  it("hands out a finished derivation without a promise, and forgets it with its entry", async () => {
+    const cache = new BoundedCache<number | undefined>(1);
+    expect(cache.settled("a")).toBeUndefined();
+    const pending = cache.get("a", async () => undefined);
+    expect(cache.settled("a")).toBeUndefined();
+    await pending;
+    expect(cache.settled("a")).toEqual({ value: undefined });
+    await cache.get("b", async () => 2);
+    expect(cache.settled("a")).toBeUndefined();
+    expect(cache.settled("b")).toEqual({ value: 2 });
+  });
+
   it("does not keep a failed derivation", async () => {
     const cache = new BoundedCache<number>(2);
     await expect(cache.get("a", () => Promise.reject(new Error("no")))).rejects.toThrow("no");

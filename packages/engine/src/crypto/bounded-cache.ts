@@ -8,6 +8,8 @@
  */
 export class BoundedCache<V> {
   readonly #entries = new Map<string, Promise<V>>();
+  /** The values of the entries whose derivation has finished, for `settled`. */
+  readonly #values = new Map<string, V>();
   readonly #capacity: number;
 
   constructor(capacity: number) {
@@ -20,11 +22,27 @@ export class BoundedCache<V> {
     if (cached) return cached;
     const value = derive();
     this.#entries.set(key, value);
-    value.catch(() => this.#entries.delete(key));
+    value.then(
+      (settled) => {
+        if (this.#entries.get(key) === value) this.#values.set(key, settled);
+      },
+      () => this.#entries.delete(key),
+    );
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+      if (oldest !== undefined) {
+        this.#entries.delete(oldest);
+        this.#values.delete(oldest);
+      }
     }
     return value;
+  }
+
+  /**
+   * The value for `key` if its derivation has finished, without waiting:
+   * awaiting even a settled promise costs a turn of the microtask queue.
+   */
+  settled(key: string): { value: V } | undefined {
+    return this.#values.has(key) ? { value: this.#values.get(key) as V } : undefined;
   }
 }

@@ -79,11 +79,11 @@ export function base64ToBytes(text: string): Uint8Array | undefined {
  * secret's prefix can't be found by timing the comparison.
  */
 export function constantTimeEqual(left: string, right: string): boolean {
-  const a = encoder.encode(left);
-  const b = encoder.encode(right);
-  let difference = a.length ^ b.length;
-  const length = Math.max(a.length, b.length);
-  for (let index = 0; index < length; index++) difference |= (a[index] ?? 0) ^ (b[index] ?? 0);
+  // UTF-16 code units compare exactly as the strings do; no encoding (and no allocation) needed.
+  let difference = left.length ^ right.length;
+  const length = Math.max(left.length, right.length);
+  for (let index = 0; index < length; index++)
+    difference |= (left.charCodeAt(index) | 0) ^ (right.charCodeAt(index) | 0);
   return difference === 0;
 }
 

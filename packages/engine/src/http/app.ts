@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, internalErrorBody } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
+import { jsonResponse } from "./json-response.js";
 import { rateLimit } from "./rate-limit-middleware.js";
 import { requestContext } from "./request-context.js";
 import { accountRoute } from "./routes/account-route.js";
@@ -24,8 +24,8 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
 
   app.post(CREATE_PATH, rateLimit(services, "create"), generateRoute(services));
   app.get("/api/gen/status/:task_id", rateLimit(services, "read"), statusRoute(services));
-  app.get("/api/gen/account", rateLimit(services, "read"), accountRoute(services));
-  app.get("/api/gen/tasks/:task_id/webhooks", rateLimit(services, "read"), listWebhooksRoute(services));
+  app.get("/api/gen/account", rateLimit(services, "read"), accountRoute());
+  app.get("/api/gen/tasks/:task_id/webhooks", rateLimit(services, "read"), listWebhooksRoute());
   app.post(
     "/api/gen/tasks/:task_id/webhooks/redeliver",
     rateLimit(services, "create"),
@@ -42,7 +42,7 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   app.onError((error, c) => {
     const create = c.req.method === "POST" && c.req.path === CREATE_PATH;
     if (ApiError.isInstance(error)) {
-      return c.json(error.toBody({ create }), error.status as ContentfulStatusCode, error.headers);
+      return jsonResponse(c, error.toBody({ create }), error.status, error.headers);
     }
     const requestId = c.get("requestId");
     services.config.logger.error?.("unhandled error", {

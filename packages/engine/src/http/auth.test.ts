@@ -1,5 +1,5 @@
 import { AUTH_ERROR_MESSAGES } from "@genvideo/schema";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { apiKeyChecksum } from "../keys/api-key.js";
 import { createHarness } from "../testing/test-harness.js";
 
@@ -117,6 +117,26 @@ describe("API key lifecycle", () => {
     expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.invalidApiKey));
   });
 
+  it("refuses a revoked key whose hash is memoised, on reads and on creates", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "Fox" });
+    const { key, apiKey } = await h.engine.admin.createApiKey(h.accountId);
+    // Both requests memoise the key's hash; neither may memoise that the key is live.
+    expect((await h.call("GET", `/api/gen/status/${taskId}`, { key })).status).toBe(200);
+    expect((await h.call("POST", "/api/gen/generate", { key, body: { prompt: "Fox" } })).status).toBe(200);
+    await h.engine.admin.revokeApiKey(apiKey.id);
+    for (const [method, path, body] of [
+      ["GET", `/api/gen/status/${taskId}`, undefined],
+      ["GET", "/api/gen/account", undefined],
+      ["POST", "/api/gen/generate", { prompt: "Fox" }],
+    ] as const) {
+      const response = await h.call(method, path, { key, ...(body ? { body } : {}) });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual(unauthorized(AUTH_ERROR_MESSAGES.invalidApiKey));
+    }
+    expect((await h.call("GET", `/api/gen/status/${taskId}`)).status).toBe(200);
+  });
+
   it("keeps a rotated key valid during the overlap only", async () => {
     const h = await createHarness();
     const [original] = await h.engine.admin.listApiKeys(h.accountId);
@@ -140,6 +160,35 @@ describe("API key lifecycle", () => {
       expect(JSON.stringify(key)).not.toContain(created.key);
     }
     expect(listed[1]?.prefix).toBe(created.key.slice(0, 11));
+  });
+});
+
+describe("one read transaction per GET", () => {
+  it("authenticates and reads a status in a single store transaction", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "Fox" });
+    const transaction = vi.spyOn(h.store, "transaction");
+    const response = await h.call("GET", `/api/gen/status/${taskId}`);
+    expect(response.status).toBe(200);
+    expect(transaction).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers every outcome of a GET with exactly one X-Request-Id", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "Fox" });
+    const cases = [
+      [`/api/gen/status/${taskId}`, {}, 200],
+      ["/api/gen/account", {}, 200],
+      [`/api/gen/status/${crypto.randomUUID()}`, {}, 404],
+      ["/api/gen/status/not-a-uuid", {}, 400],
+      ["/api/gen/nothing-here", {}, 404],
+      ["/api/gen/account", { key: null }, 401],
+    ] as const;
+    for (const [path, options, status] of cases) {
+      const response = await h.call("GET", path, { ...options, headers: { "x-request-id": "trace-1" } });
+      expect([path, response.status]).toEqual([path, status]);
+      expect(response.headers.get("x-request-id")).toBe("trace-1");
+    }
   });
 });
 

@@ -16,10 +16,14 @@ export interface HttpServices {
   randomUUID: RandomUUID;
 }
 
-/** Hono bindings of the engine's app: the request id and, under /api, the authenticated caller. */
+/**
+ * Hono bindings of the engine's app: the request id and, under /api, the
+ * authenticated caller and the store to use (a GET's: its read transaction).
+ */
 export interface EngineEnv {
   Variables: {
     requestId: string;
     caller: Caller;
+    store: Store;
   };
 }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { EngineLogger } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { EngineEnv } from "./engine-env.js";
+import { carriesItsRequestId } from "./json-response.js";
 
 // A client-supplied id is reused when it is short and plain, so a trace spans both sides.
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -18,14 +19,16 @@ export function requestContext(logger: EngineLogger, randomUUID: RandomUUID): Mi
     const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID()}`;
     c.set("requestId", requestId);
     await next();
-    c.res.headers.set("X-Request-Id", requestId);
+    if (!carriesItsRequestId(c.res)) c.res.headers.set("X-Request-Id", requestId);
+    // c.get, not c.var: c.var copies every variable into a new object on each access.
+    const caller = c.get("caller");
     logger.request?.({
       requestId,
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      ...(c.var.caller ? { accountId: c.var.caller.account.id } : {}),
+      ...(caller ? { accountId: caller.accountId } : {}),
     });
   };
 }

@@ -1,21 +1,33 @@
 import { BoundedCache } from "../crypto/bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
 import type { AuthFailure } from "../http/api-error.js";
-import type { AccountRecord, ApiKeyRecord, Store } from "../ports.js";
+import type { ApiKeyRecord, Store, StoreTransaction } from "../ports.js";
 import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
 
-/** Who is calling, once the key checked out. */
+/**
+ * Who is calling, once the key checked out. The account is named, not read:
+ * routes that need its record (the balance) read it fresh, and a key's
+ * account always exists (keys are created for an account, accounts are never
+ * deleted), so authenticating costs one lookup, not two.
+ */
 export interface Caller {
-  account: AccountRecord;
+  accountId: string;
   apiKey: ApiKeyRecord;
 }
 
 export type Authentication = { ok: true; caller: Caller } | { ok: false; failure: AuthFailure };
 
-/** A presented key's checksum verdict and hash: undefined hash means not plausible (no lookup). */
+/** The hash to look a presented key up by, or why there is nothing to look up. */
+export type PresentedKey = { ok: true; hash: string } | { ok: false; failure: AuthFailure };
+
+/**
+ * A presented key's checksum verdict and hash: undefined hash means not
+ * plausible (no lookup). Only this pure derivation is memoised, never whether
+ * the key is live: revocation and expiry are read from the store every time.
+ */
 const keyDigests = new BoundedCache<string | undefined>(1024);
 
-function digestOf(key: string): Promise<string | undefined> {
+async function digestOf(key: string): Promise<string | undefined> {
   return keyDigests.get(key, async () => ((await isPlausibleApiKey(key)) ? hashApiKey(key) : undefined));
 }
 
@@ -23,32 +35,52 @@ function digestOf(key: string): Promise<string | undefined> {
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /**
- * Resolves an Authorization header to a caller, in the order of spec section 5:
- * missing header, then malformed, then a key that is not live (unknown,
- * revoked, expired, bad checksum: all the same "Invalid API key", so nothing
- * tells a guesser which). Revocation and expiry are read on every request.
+ * The first half of authentication, before any store access: a missing
+ * header, then a malformed one, then a key that cannot be ours (bad checksum,
+ * odd characters) are refused here; otherwise the key's SHA-256, from memory
+ * when the key was seen lately (Web Crypto answers only on a later turn of
+ * the event loop, so a repeat caller skips that wait).
+ */
+export async function presentedKey(header: string | undefined): Promise<PresentedKey> {
+  if (header === undefined || header.trim() === "") return { ok: false, failure: "missing" };
+  const match = BEARER.exec(header.trim());
+  if (!match) return { ok: false, failure: "malformed" };
+  const key = match[1]!;
+  const hash = (keyDigests.settled(key) ?? { value: await digestOf(key) }).value;
+  return hash === undefined ? { ok: false, failure: "invalid" } : { ok: true, hash };
+}
+
+/**
+ * The second half, inside the caller's transaction: the key with this hash,
+ * if it is live at `now`. Unknown, revoked and expired keys are all the same
+ * "Invalid API key", so nothing tells a guesser which.
+ */
+export async function callerByKeyHash(
+  tx: StoreTransaction,
+  hash: string,
+  now: number,
+): Promise<Authentication> {
+  const apiKey = await tx.getApiKeyByHash(hash);
+  // The lookup is by hash already; comparing again in constant time keeps a
+  // store whose index compares early-exit from leaking anything.
+  if (!apiKey || !constantTimeEqual(apiKey.hash, hash)) return { ok: false, failure: "invalid" };
+  // Any revocation counts at once, whatever clock the revoking process (the CLI) had.
+  if (apiKey.revokedAt !== null) return { ok: false, failure: "invalid" };
+  if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) return { ok: false, failure: "invalid" };
+  return { ok: true, caller: { accountId: apiKey.accountId, apiKey } };
+}
+
+/**
+ * Resolves an Authorization header to a caller, in the order of spec section
+ * 5: missing header, then malformed, then a key that is not live. Revocation
+ * and expiry are read on every request.
  */
 export async function authenticate(
   store: Store,
   header: string | undefined,
   now: number,
 ): Promise<Authentication> {
-  if (header === undefined || header.trim() === "") return { ok: false, failure: "missing" };
-  const match = BEARER.exec(header.trim());
-  if (!match) return { ok: false, failure: "malformed" };
-  const key = match[1]!;
-  const hash = await digestOf(key);
-  if (hash === undefined) return { ok: false, failure: "invalid" };
-  const caller = await store.transaction(async (tx) => {
-    const apiKey = await tx.getApiKeyByHash(hash);
-    // The lookup is by hash already; comparing again in constant time keeps a
-    // store whose index compares early-exit from leaking anything.
-    if (!apiKey || !constantTimeEqual(apiKey.hash, hash)) return undefined;
-    // Any revocation counts at once, whatever clock the revoking process (the CLI) had.
-    if (apiKey.revokedAt !== null) return undefined;
-    if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) return undefined;
-    const account = await tx.getAccount(apiKey.accountId);
-    return account && { account, apiKey };
-  });
-  return caller ? { ok: true, caller } : { ok: false, failure: "invalid" };
+  const presented = await presentedKey(header);
+  if (!presented.ok) return presented;
+  return store.transaction((tx) => callerByKeyHash(tx, presented.hash, now));
 }

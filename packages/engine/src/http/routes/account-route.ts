@@ -1,12 +1,14 @@
 import type { Handler } from "hono";
-import type { EngineEnv, HttpServices } from "../engine-env.js";
+import type { EngineEnv } from "../engine-env.js";
+import { jsonResponse } from "../json-response.js";
 
 /** `GET /api/gen/account` (an extension): the calling key's account and its balance, read fresh. */
-export function accountRoute(services: HttpServices): Handler<EngineEnv> {
+export function accountRoute(): Handler<EngineEnv> {
   return async (c) => {
-    const account =
-      (await services.store.transaction((tx) => tx.getAccount(c.var.caller.account.id))) ??
-      c.var.caller.account;
-    return c.json({ account_id: account.id, name: account.name, credits: account.credits }, 200);
+    const accountId = c.get("caller").accountId;
+    const account = await c.get("store").transaction((tx) => tx.getAccount(accountId));
+    // A key's account always exists (accounts are never deleted); a store that lost it is broken.
+    if (!account) throw new Error(`account ${accountId} of an authenticated key is missing`);
+    return jsonResponse(c, { account_id: account.id, name: account.name, credits: account.credits }, 200);
   };
 }

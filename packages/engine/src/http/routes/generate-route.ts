@@ -9,6 +9,7 @@ import {
 import { createTask } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
+import { jsonResponse } from "../json-response.js";
 import { readJsonBody } from "../read-json-body.js";
 
 /**
@@ -20,7 +21,7 @@ import { readJsonBody } from "../read-json-body.js";
 export function generateRoute(services: HttpServices): Handler<EngineEnv> {
   const { store, clock, config } = services;
   return async (c) => {
-    const accountId = c.var.caller.account.id;
+    const accountId = c.get("caller").accountId;
     const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     const validation = validateGenerationRequest(body);
@@ -63,7 +64,7 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
         { now: clock.now(), randomUUID: services.randomUUID },
         idempotencyKey === undefined ? undefined : { key: idempotencyKey },
       );
-      return c.json(created, 200);
+      return jsonResponse(c, created, 200);
     } catch (error) {
       // Only a created task is remembered: after any refusal the key is free again.
       if (idempotencyKey !== undefined) await releaseIdempotent(store, accountId, idempotencyKey);

@@ -1,14 +1,15 @@
 import type { Handler } from "hono";
 import { taskStatusBody } from "../../tasks/status-view.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
+import { jsonResponse } from "../json-response.js";
 import { taskIdParameter, taskNotFound } from "./task-id.js";
 
 /** `GET /api/gen/status/:task_id`: the task as of now, for its own account only. */
 export function statusRoute(services: HttpServices): Handler<EngineEnv> {
   return async (c) => {
     const taskId = taskIdParameter(c.req.param("task_id"));
-    const task = await services.store.transaction((tx) => tx.getTask(taskId));
-    if (!task || task.accountId !== c.var.caller.account.id) throw taskNotFound();
-    return c.json(await taskStatusBody(task, services.clock.now(), services.videoStorage), 200);
+    const task = await c.get("store").transaction((tx) => tx.getTask(taskId));
+    if (!task || task.accountId !== c.get("caller").accountId) throw taskNotFound();
+    return jsonResponse(c, await taskStatusBody(task, services.clock.now(), services.videoStorage), 200);
   };
 }

@@ -1,5 +1,6 @@
 import { WEBHOOK_REDELIVERY_MESSAGE } from "@genvideo/schema";
 import type { Handler } from "hono";
+import type { Store } from "../../ports.js";
 import {
   listTaskWebhookEvents,
   redeliverTaskWebhook,
@@ -9,18 +10,19 @@ import { ApiError } from "../api-error.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
 import { taskIdParameter, taskNotFound } from "./task-id.js";
 
-async function ownTask(services: HttpServices, taskIdValue: string | undefined, accountId: string) {
+async function ownTask(store: Store, taskIdValue: string | undefined, accountId: string) {
   const taskId = taskIdParameter(taskIdValue);
-  const task = await services.store.transaction((tx) => tx.getTask(taskId));
+  const task = await store.transaction((tx) => tx.getTask(taskId));
   if (!task || task.accountId !== accountId) throw taskNotFound();
   return task;
 }
 
 /** `GET /api/gen/tasks/:task_id/webhooks`: the task's notifications and every delivery attempt. */
-export function listWebhooksRoute(services: HttpServices): Handler<EngineEnv> {
+export function listWebhooksRoute(): Handler<EngineEnv> {
   return async (c) => {
-    const task = await ownTask(services, c.req.param("task_id"), c.var.caller.account.id);
-    const events = await listTaskWebhookEvents(services.store, task.id);
+    const store = c.get("store");
+    const task = await ownTask(store, c.req.param("task_id"), c.get("caller").accountId);
+    const events = await listTaskWebhookEvents(store, task.id);
     return c.json({ task_id: task.id, events: events.map(webhookEventBody) }, 200);
   };
 }
@@ -28,8 +30,9 @@ export function listWebhooksRoute(services: HttpServices): Handler<EngineEnv> {
 /** `POST /api/gen/tasks/:task_id/webhooks/redeliver`: schedules the latest notification again (202). */
 export function redeliverWebhookRoute(services: HttpServices): Handler<EngineEnv> {
   return async (c) => {
-    const task = await ownTask(services, c.req.param("task_id"), c.var.caller.account.id);
-    const event = await redeliverTaskWebhook(services.store, task.id, services.clock.now());
+    const store = c.get("store");
+    const task = await ownTask(store, c.req.param("task_id"), c.get("caller").accountId);
+    const event = await redeliverTaskWebhook(store, task.id, services.clock.now());
     if (!event) {
       throw new ApiError(
         "NOT_FOUND",

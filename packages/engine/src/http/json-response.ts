@@ -1,0 +1,30 @@
+import type { Context } from "hono";
+import type { EngineEnv } from "./engine-env.js";
+
+const carriesRequestId = new WeakSet<Response>();
+
+/**
+ * A JSON response that already carries the request's `X-Request-Id`. Hono's
+ * `c.json` with a second header, or a header set afterwards, turns the
+ * headers into a `Headers` object that the Node host then copies header by
+ * header; a plain object goes to the socket as it is. That was a tenth of
+ * the engine's time on a status read.
+ */
+export function jsonResponse(
+  c: Context<EngineEnv>,
+  body: unknown,
+  status: number,
+  headers?: Record<string, string>,
+): Response {
+  const response = new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", "X-Request-Id": c.get("requestId"), ...headers },
+  });
+  carriesRequestId.add(response);
+  return response;
+}
+
+/** Whether `response` came from `jsonResponse` (and so has its `X-Request-Id` already). */
+export function carriesItsRequestId(response: Response): boolean {
+  return carriesRequestId.has(response);
+}
