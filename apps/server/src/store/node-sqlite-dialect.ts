@@ -98,23 +98,24 @@ class LockedConnection implements DatabaseConnection {
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(compiledQuery.query)) throw new Error("only SELECT queries can be streamed");
-    const { statement } = this.#connection.statement(compiledQuery.sql);
-    for (const row of statement.iterate(...(compiledQuery.parameters as SqliteValue[])))
-      yield { rows: [row as R] };
+    const { statement, row } = this.#connection.statement(compiledQuery.sql);
+    for (const values of statement.iterate(...(compiledQuery.parameters as SqliteValue[])))
+      yield { rows: [row(values) as R] };
   }
 }
 
 /** The first row of a query (`get`: no array, and SQLite stops after one row). */
 export function firstOnSqlite<R>(connection: SqliteConnection, query: CompiledQuery): R | undefined {
-  const { statement } = connection.statement(query.sql);
-  return statement.get(...(query.parameters as SqliteValue[])) as R | undefined;
+  const { statement, row } = connection.statement(query.sql);
+  const values = statement.get(...(query.parameters as SqliteValue[]));
+  return values === undefined ? undefined : (row(values) as R);
 }
 
 /** Runs compiled SQL: rows when the statement has result columns, the change count otherwise. */
 export function executeOnSqlite<R>(connection: SqliteConnection, query: CompiledQuery): QueryResult<R> {
-  const { statement, reader } = connection.statement(query.sql);
+  const { statement, reader, row } = connection.statement(query.sql);
   const parameters = query.parameters as SqliteValue[];
-  if (reader) return { rows: statement.all(...parameters) as R[] };
+  if (reader) return { rows: statement.all(...parameters).map(row) as R[] };
   const { changes, lastInsertRowid } = statement.run(...parameters);
   return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
 }

@@ -17,6 +17,8 @@ export type SqliteValue = null | number | bigint | string | NodeJS.ArrayBufferVi
 export interface PreparedStatement {
   statement: StatementSync;
   reader: boolean;
+  /** One result row as an object keyed by column name (the statement returns arrays when it can). */
+  row: (values: unknown) => Record<string, unknown>;
 }
 
 export class SqliteConnection {
@@ -42,7 +44,8 @@ export class SqliteConnection {
     let prepared = this.#statements.get(sql);
     if (prepared) return prepared;
     const statement = this.database.prepare(sql);
-    prepared = { statement, reader: statement.columns().length > 0 };
+    const columns = statement.columns().map((column) => column.name);
+    prepared = { statement, reader: columns.length > 0, row: rowBuilder(statement, columns) };
     if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
       const oldest = this.#statements.keys().next().value;
       if (oldest !== undefined) this.#statements.delete(oldest);
@@ -55,4 +58,24 @@ export class SqliteConnection {
     this.#statements.clear();
     if (this.database.isOpen) this.database.close();
   }
+}
+
+const asObject = (values: unknown) => values as Record<string, unknown>;
+
+/**
+ * node:sqlite names every column of every row in C++, which cost as much as
+ * the query itself on a task row (22 columns). As arrays the rows come back
+ * in half the time, and this builds the objects with one literal of fixed
+ * shape per statement, which later property reads also prefer.
+ */
+function rowBuilder(statement: StatementSync, columns: string[]): PreparedStatement["row"] {
+  const arrays = statement as StatementSync & { setReturnArrays?: (enabled: boolean) => void };
+  // setReturnArrays came with Node 24; older versions keep the objects node:sqlite makes.
+  // "__proto__" in a literal would set the prototype instead of a property.
+  if (columns.length === 0 || columns.includes("__proto__") || typeof arrays.setReturnArrays !== "function")
+    return asObject;
+  arrays.setReturnArrays(true);
+  const fields = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  // Column names come from the database's own schema, quoted as JSON strings.
+  return new Function("values", `return { ${fields.join(", ")} };`) as PreparedStatement["row"];
 }
