@@ -13,7 +13,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     {
       level,
       base: { service: "genvideo-server" },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMillisecond(),
       // Top-level names only: wildcard paths cost a few percent of a status read.
       redact: {
         paths: ["authorization", "headers", "apiKey", "key", "secret", "webhookSecret"],
@@ -23,4 +23,21 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     },
     destination ?? pino.destination({ fd: 1, sync: false }),
   );
+}
+
+/**
+ * pino's `isoTime`, with the Date and its string made once per millisecond:
+ * under load many lines share one, and making them was a fifth of a request line.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let last = Number.NaN;
+  let time = "";
+  return () => {
+    const now = Date.now();
+    if (now !== last) {
+      last = now;
+      time = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return time;
+  };
 }
