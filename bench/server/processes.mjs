@@ -26,6 +26,7 @@ export function startProcess(args, env) {
   });
   return {
     url,
+    pid: child.pid,
     output: () => output,
     stop() {
       if (child.exitCode !== null) return Promise.resolve(child.exitCode);

@@ -1,0 +1,114 @@
+// CPU time the server process spends per request (user + system, from
+// /proc), next to the baseline's: steadier than requests per second on a
+// loaded machine, where the load generator and other work share the cores.
+// Linux only.
+//
+//   node bench/server/cpu-per-request.mjs [seconds] [rounds]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { startProcess } from "./processes.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const serverCli = join(here, "../../apps/server/dist/cli.js");
+const seconds = Number(process.argv[2] ?? 4);
+const rounds = Number(process.argv[3] ?? 3);
+const API_KEY = "bench_key_0123456789abcdefghijklmnop";
+const auth = { authorization: `Bearer ${API_KEY}` };
+const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process and its threads, in microseconds. */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+}
+
+async function measure(name, pid, options) {
+  const before = cpuMicros(pid);
+  const result = await autocannon({ connections: 50, duration: seconds, ...options });
+  const cpu = cpuMicros(pid) - before;
+  const requests = result.requests.total;
+  return {
+    name,
+    perRequest: cpu / requests,
+    rps: Math.round(result.requests.average),
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "genvideo-cpu-"));
+const env = {
+  PORT: "0",
+  GENVIDEO_DATA_DIR: dataDir,
+  GENVIDEO_RATE_LIMITS: "off",
+  GENVIDEO_RENDERER: "fixture",
+  GENVIDEO_TIME_SCALE: "60",
+  GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
+  GENVIDEO_LOG_LEVEL: process.env.GENVIDEO_LOG_LEVEL ?? "info",
+};
+const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
+const server = startProcess([serverCli, "start"], env);
+try {
+  const baselineUrl = await baseline.url;
+  const url = await server.url;
+  execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
+    env: { ...process.env, ...env },
+    stdio: "ignore",
+  });
+  const headers = { ...auth, "content-type": "application/json" };
+  const ids = [];
+  for (let index = 0; index < 200; index++) {
+    const response = await fetch(`${url}/api/gen/generate`, { method: "POST", headers, body: createBody });
+    ids.push((await response.json()).task_id);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  let next = 0;
+  const statusRequests = [
+    {
+      method: "GET",
+      headers: auth,
+      setupRequest: (request) => ({ ...request, path: `/api/gen/status/${ids[next++ % ids.length]}` }),
+    },
+  ];
+  const rows = [];
+  for (let round = 0; round < rounds; round++) {
+    rows.push(
+      await measure("baseline GET", baseline.pid, { url: `${baselineUrl}/api/gen/status/${ids[0]}` }),
+    );
+    rows.push(await measure("status", server.pid, { url, requests: statusRequests }));
+    rows.push(
+      await measure("baseline POST", baseline.pid, {
+        url: `${baselineUrl}/api/gen/generate`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: createBody,
+      }),
+    );
+    rows.push(
+      await measure("creates", server.pid, {
+        url: `${url}/api/gen/generate`,
+        method: "POST",
+        headers,
+        body: createBody,
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  for (const row of rows)
+    console.log(
+      `${row.name.padEnd(14)} ${row.perRequest.toFixed(0).padStart(5)} µs CPU/request  ${String(row.rps).padStart(6)} req/s  p99 ${row.p99} ms${row.non2xx ? `  non-2xx ${row.non2xx}` : ""}`,
+    );
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  for (const name of ["baseline GET", "status", "baseline POST", "creates"])
+    console.log(
+      `median ${name}: ${median(rows.filter((r) => r.name === name).map((r) => r.perRequest)).toFixed(0)} µs CPU/request`,
+    );
+} finally {
+  await Promise.all([server.stop(), baseline.stop()]);
+  rmSync(dataDir, { recursive: true, force: true });
+}

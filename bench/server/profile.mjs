@@ -1,0 +1,78 @@
+// Where the server's time goes under load: starts the built server with
+// --cpu-prof, drives status reads or creates with autocannon, stops it and
+// prints the functions with the most self time, and the files.
+//
+//   node bench/server/profile.mjs status|creates [seconds]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { summariseProfile } from "./cpu-profile-summary.mjs";
+import { startProcess } from "./processes.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const serverCli = join(here, "../../apps/server/dist/cli.js");
+const scenario = process.argv[2] ?? "status";
+const seconds = Number(process.argv[3] ?? 8);
+const API_KEY = "bench_key_0123456789abcdefghijklmnop";
+const auth = { authorization: `Bearer ${API_KEY}` };
+const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
+
+const dataDir = mkdtempSync(join(tmpdir(), "genvideo-profile-"));
+const profileDir = join(dataDir, "profile");
+const env = {
+  PORT: "0",
+  GENVIDEO_DATA_DIR: dataDir,
+  GENVIDEO_RATE_LIMITS: "off",
+  GENVIDEO_RENDERER: "fixture",
+  GENVIDEO_TIME_SCALE: "60",
+  GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
+  GENVIDEO_LOG_LEVEL: process.env.GENVIDEO_LOG_LEVEL ?? "info",
+};
+const server = startProcess(
+  ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=200", serverCli, "start"],
+  env,
+);
+try {
+  const url = await server.url;
+  execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
+    env: { ...process.env, ...env },
+    stdio: "ignore",
+  });
+  const headers = { ...auth, "content-type": "application/json" };
+  const ids = [];
+  for (let index = 0; index < 200; index++) {
+    const response = await fetch(`${url}/api/gen/generate`, { method: "POST", headers, body: createBody });
+    ids.push((await response.json()).task_id);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  let next = 0;
+  const options =
+    scenario === "status"
+      ? {
+          url,
+          requests: [
+            {
+              method: "GET",
+              headers: auth,
+              setupRequest: (request) => ({
+                ...request,
+                path: `/api/gen/status/${ids[next++ % ids.length]}`,
+              }),
+            },
+          ],
+        }
+      : { url: `${url}/api/gen/generate`, method: "POST", headers, body: createBody };
+  const result = await autocannon({ connections: 50, duration: seconds, ...options });
+  console.log(
+    `${scenario}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+  );
+} finally {
+  await server.stop();
+}
+
+const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
+console.log(summariseProfile(join(profileDir, file), Number(process.env.ROWS ?? 40)));
+rmSync(dataDir, { recursive: true, force: true });
