@@ -108,6 +108,23 @@ export async function textFrames(prompt: string, plan: FramePlan): Promise<Frame
 }
 
 /**
+ * Fits the images in parallel, but when several cannot be decoded, reports the
+ * first in request order: the task's error names the same field every time.
+ */
+type FittedImage = Awaited<ReturnType<typeof fitImage>>;
+
+async function fitImages(
+  images: readonly (readonly [dataUri: string, label: string])[],
+  size: Parameters<typeof fitImage>[1],
+): Promise<FittedImage[]> {
+  const settled = await Promise.allSettled(images.map(([dataUri, label]) => fitImage(dataUri, size, label)));
+  return settled.map((result) => {
+    if (result.status === "rejected") throw result.reason;
+    return result.value;
+  });
+}
+
+/**
  * Frame to frame: the first frame is the fitted start image, the last the
  * fitted end image, with an eased cross-fade between. No caption, so both
  * ends match the user's images.
@@ -117,10 +134,13 @@ export async function frameToFrameFrames(
   endFrame: string,
   plan: FramePlan,
 ): Promise<FrameSource> {
-  const [start, end] = await Promise.all([
-    fitImage(startFrame, plan.size, "start_frame"),
-    fitImage(endFrame, plan.size, "end_frame"),
-  ]);
+  const [start, end] = (await fitImages(
+    [
+      [startFrame, "start_frame"],
+      [endFrame, "end_frame"],
+    ],
+    plan.size,
+  )) as [FittedImage, FittedImage];
   return {
     frame: (index) => blend(start, end, smoothstep(progressOf(index, plan)), plan.size, []),
   };
@@ -136,8 +156,9 @@ export async function referenceFrames(
   images: string[],
   plan: FramePlan,
 ): Promise<FrameSource> {
-  const fitted = await Promise.all(
-    images.map((image, index) => fitImage(image, plan.size, `reference_images[${index}]`)),
+  const fitted = await fitImages(
+    images.map((image, index) => [image, `reference_images[${index}]`] as const),
+    plan.size,
   );
   const captions = fitted.map((_, index) =>
     renderCaption(`[reference ${index + 1}/${fitted.length}] ${prompt}`, plan.size.width, plan.size.height),
