@@ -1,4 +1,4 @@
-import { type ChildProcess, fork, spawn } from "node:child_process";
+import { type ChildProcess, execFile, fork, spawn } from "node:child_process";
 import { once } from "node:events";
 import { getPriority, setPriority } from "node:os";
 import type { Writable } from "node:stream";
@@ -59,13 +59,16 @@ export function ffmpegArguments(options: EncodeOptions): string[] {
 }
 
 /** Relative to this process's own nice value, so a server started with `nice` keeps the gap. */
-function lowerPriority(child: ChildProcess, niceness: number): void {
+export function lowerPriority(child: ChildProcess, niceness: number): void {
   if (child.pid === undefined || niceness === 0) return;
   try {
     setPriority(child.pid, Math.min(19, getPriority() + niceness));
   } catch {
     // A courtesy to the event loop; rendering works without it.
   }
+  // SCHED_IDLE, where the kernel allows it: a render then only gets a CPU that no
+  // request wants, which a nice value alone does not ensure on a machine with few CPUs.
+  execFile("chrt", ["--all-tasks", "--idle", "--pid", "0", String(child.pid)], () => {});
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
