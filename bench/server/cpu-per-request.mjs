@@ -4,13 +4,12 @@
 // Linux only.
 //
 //   node bench/server/cpu-per-request.mjs [seconds] [rounds]
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { startProcess } from "./processes.mjs";
+import { seedStatusTargets, startProcess } from "./processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const serverCli = join(here, "../../apps/server/dist/cli.js");
@@ -56,16 +55,8 @@ const server = startProcess([serverCli, "start"], env);
 try {
   const baselineUrl = await baseline.url;
   const url = await server.url;
-  execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
-    env: { ...process.env, ...env },
-    stdio: "ignore",
-  });
+  const ids = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
   const headers = { ...auth, "content-type": "application/json" };
-  const ids = [];
-  for (let index = 0; index < 200; index++) {
-    const response = await fetch(`${url}/api/gen/generate`, { method: "POST", headers, body: createBody });
-    ids.push((await response.json()).task_id);
-  }
   await new Promise((resolve) => setTimeout(resolve, 3000));
   let next = 0;
   const statusRequests = [

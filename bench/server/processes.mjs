@@ -1,5 +1,24 @@
 // Starting and stopping the servers under test as child processes.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+
+/**
+ * Gives the server's default account credits for any load, then creates `count`
+ * tasks whose ids the status-read benchmarks cycle through. Callers wait for the
+ * worker to settle them in their own way.
+ */
+export async function seedStatusTargets({ url, serverCli, env, auth, body, count = 200 }) {
+  execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
+    env: { ...process.env, ...env },
+    stdio: "ignore",
+  });
+  const headers = { ...auth, "content-type": "application/json" };
+  const ids = [];
+  for (let index = 0; index < count; index++) {
+    const response = await fetch(`${url}/api/gen/generate`, { method: "POST", headers, body });
+    ids.push((await response.json()).task_id);
+  }
+  return ids;
+}
 
 export function startProcess(args, env) {
   const child = spawn(process.execPath, args, {

@@ -3,14 +3,13 @@
 // prints the functions with the most self time, and the files.
 //
 //   node bench/server/profile.mjs status|creates [seconds]
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { summariseProfile } from "./cpu-profile-summary.mjs";
-import { startProcess } from "./processes.mjs";
+import { seedStatusTargets, startProcess } from "./processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const serverCli = join(here, "../../apps/server/dist/cli.js");
@@ -37,16 +36,8 @@ const server = startProcess(
 );
 try {
   const url = await server.url;
-  execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
-    env: { ...process.env, ...env },
-    stdio: "ignore",
-  });
+  const ids = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
   const headers = { ...auth, "content-type": "application/json" };
-  const ids = [];
-  for (let index = 0; index < 200; index++) {
-    const response = await fetch(`${url}/api/gen/generate`, { method: "POST", headers, body: createBody });
-    ids.push((await response.json()).task_id);
-  }
   await new Promise((resolve) => setTimeout(resolve, 3000));
   let next = 0;
   const options =

@@ -5,14 +5,13 @@
 //
 // Shared CI machines drift, so each comparison runs in rounds, baseline then
 // server back to back, and the ratio reported is the median of the rounds.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { startProcess } from "./processes.mjs";
+import { seedStatusTargets, startProcess } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -122,18 +121,14 @@ async function main() {
     );
     const baselineUrl = await baseline.url;
     let url = await server.url;
-    execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
-      env: { ...process.env, ...serverEnvironment(dataDir) },
-      stdio: "ignore",
+    const taskIds = await seedStatusTargets({
+      url,
+      serverCli,
+      env: serverEnvironment(dataDir),
+      auth,
+      body: createBody,
     });
     const { account_id: accountId } = await json(`${url}/api/gen/account`, { headers: auth });
-    const taskIds = [];
-    for (let index = 0; index < 200; index++) {
-      const headers = { ...auth, "content-type": "application/json" };
-      taskIds.push(
-        (await json(`${url}/api/gen/generate`, { method: "POST", headers, body: createBody })).task_id,
-      );
-    }
     await settled(dbPath);
 
     const runs = { baseGet: [], status: [], basePost: [], creates: [], baseGetSeeded: [], statusSeeded: [] };
