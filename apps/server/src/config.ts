@@ -6,6 +6,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from "@genvideo/schema";
 import { parseDuration } from "./cli/duration.js";
+import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./video/local-video-storage.js";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -95,10 +96,22 @@ export function loadConfig(
       .map((word) => word.trim())
       .filter(Boolean),
     renderer: rendererSetting(env),
-    videoRetentionMs: durationSetting(env, "GENVIDEO_VIDEO_RETENTION", 7 * DAY_MS, SECOND_MS, 3650 * DAY_MS),
+    videoRetentionMs: durationSetting(
+      env,
+      "GENVIDEO_VIDEO_RETENTION",
+      DEFAULT_RETENTION_MS,
+      SECOND_MS,
+      3650 * DAY_MS,
+    ),
     // `expires` in a video URL is in whole seconds.
     videoUrlTtlSeconds: Math.ceil(
-      durationSetting(env, "GENVIDEO_VIDEO_URL_TTL", 7 * DAY_MS, SECOND_MS, 3650 * DAY_MS) / SECOND_MS,
+      durationSetting(
+        env,
+        "GENVIDEO_VIDEO_URL_TTL",
+        DEFAULT_URL_TTL_SECONDS * SECOND_MS,
+        SECOND_MS,
+        3650 * DAY_MS,
+      ) / SECOND_MS,
     ),
     videoSweepIntervalMs: durationSetting(env, "GENVIDEO_VIDEO_SWEEP_INTERVAL", 10 * 60_000, 100, DAY_MS),
     webhookAttemptTimeoutMs: integerSetting(
