@@ -1,3 +1,4 @@
+import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX } from "@genvideo/schema";
 import { decodeBase64, encodeBase64 } from "./base64.js";
 import { parseWebhookPayload, type WebhookPayload } from "./responses.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
@@ -89,7 +90,10 @@ const encoder = new TextEncoder();
 function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   // An unset environment variable arrives here as `undefined`: say so rather than fail obscurely.
   if (typeof secret !== "string") throw new TypeError("A webhook secret is required (`whsec_...`).");
-  const bytes = decodeBase64(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX)
+    ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
+    : secret;
+  const bytes = decodeBase64(encoded);
   // A broken secret is a deployment bug, not a bad webhook: fail loudly rather than answer 400 forever.
   if (!bytes?.length) throw new TypeError("A webhook secret must be `whsec_` followed by base64.");
   return bytes;
@@ -188,13 +192,13 @@ export async function verifyWebhook(
   const secrets = [(requestForm ? headersOrSecret : secretOrOptions) as WebhookSecret].flat();
   const options = ((requestForm ? secretOrOptions : lastOptions) ?? {}) as VerifyWebhookOptions;
 
-  const id = readHeader(headers, "webhook-id");
-  const timestamp = readHeader(headers, "webhook-timestamp");
-  const signatureHeader = readHeader(headers, "webhook-signature");
+  const id = readHeader(headers, WEBHOOK_HEADERS.id);
+  const timestamp = readHeader(headers, WEBHOOK_HEADERS.timestamp);
+  const signatureHeader = readHeader(headers, WEBHOOK_HEADERS.signature);
   const missing = [
-    id ? "" : "webhook-id",
-    timestamp ? "" : "webhook-timestamp",
-    signatureHeader ? "" : "webhook-signature",
+    id ? "" : WEBHOOK_HEADERS.id,
+    timestamp ? "" : WEBHOOK_HEADERS.timestamp,
+    signatureHeader ? "" : WEBHOOK_HEADERS.signature,
   ]
     .filter(Boolean)
     .join(", ");
@@ -292,8 +296,8 @@ export async function signWebhook(options: SignWebhookOptions): Promise<SignedWe
   );
   return {
     "content-type": "application/json",
-    "webhook-id": id,
-    "webhook-timestamp": seconds,
-    "webhook-signature": `v1,${encodeBase64(new Uint8Array(signature))}`,
+    [WEBHOOK_HEADERS.id]: id,
+    [WEBHOOK_HEADERS.timestamp]: seconds,
+    [WEBHOOK_HEADERS.signature]: `v1,${encodeBase64(new Uint8Array(signature))}`,
   };
 }
