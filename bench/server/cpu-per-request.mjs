@@ -9,15 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { seedStatusTargets, startProcess } from "./processes.mjs";
+import {
+  auth,
+  createBody,
+  seedStatusTargets,
+  serverCli,
+  serverEnvironment,
+  startProcess,
+} from "./processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const serverCli = join(here, "../../apps/server/dist/cli.js");
 const seconds = Number(process.argv[2] ?? 4);
 const rounds = Number(process.argv[3] ?? 3);
-const API_KEY = "bench_key_0123456789abcdefghijklmnop";
-const auth = { authorization: `Bearer ${API_KEY}` };
-const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime of a process and its threads, in microseconds. */
@@ -41,15 +44,7 @@ async function measure(name, pid, options) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "genvideo-cpu-"));
-const env = {
-  PORT: "0",
-  GENVIDEO_DATA_DIR: dataDir,
-  GENVIDEO_RATE_LIMITS: "off",
-  GENVIDEO_RENDERER: "fixture",
-  GENVIDEO_TIME_SCALE: "60",
-  GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
-  GENVIDEO_LOG_LEVEL: process.env.GENVIDEO_LOG_LEVEL ?? "info",
-};
+const env = serverEnvironment(dataDir, { logLevel: process.env.GENVIDEO_LOG_LEVEL ?? "info" });
 const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
 const server = startProcess([serverCli, "start"], env);
 try {

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig, startNodeHost } from "../../apps/server/dist/index.js";
+import { API_KEY, auth } from "./processes.mjs";
 
 const REQUESTS = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const SCENARIOS = (process.argv[4] ?? "status,creates").split(",");
-const API_KEY = "bench_key_0123456789abcdefghijklmnop";
 const dataDir = mkdtempSync(join(tmpdir(), "genvideo-inproc-"));
 const config = loadConfig({
   PORT: "0",
@@ -25,7 +25,6 @@ try {
   await host.engine.admin.bootstrap({ apiKey: API_KEY });
   const [account] = await host.engine.admin.listAccounts();
   await host.engine.admin.creditAccount(account.id, 100_000_000);
-  const auth = { authorization: `Bearer ${API_KEY}` };
   const post = () =>
     host.engine.app.fetch(
       new Request("http://127.0.0.1/api/gen/generate", {

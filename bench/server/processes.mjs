@@ -1,5 +1,28 @@
 // Starting and stopping the servers under test as child processes.
 import { execFileSync, spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI the benchmarks start: they measure what users run. */
+export const serverCli = join(fileURLToPath(new URL(".", import.meta.url)), "../../apps/server/dist/cli.js");
+export const API_KEY = "bench_key_0123456789abcdefghijklmnop";
+export const auth = { authorization: `Bearer ${API_KEY}` };
+export const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
+
+/** The server under test: on disk in `dataDir`, no rate limits, the bootstrap key above. */
+export function serverEnvironment(dataDir, { logLevel = "info" } = {}) {
+  return {
+    PORT: "0",
+    GENVIDEO_DATA_DIR: dataDir,
+    GENVIDEO_RATE_LIMITS: "off",
+    // A fixed tiny MP4: real renders would take the CPU the API is measured on.
+    GENVIDEO_RENDERER: "fixture",
+    // Generation takes one real second, so the worker settles between runs.
+    GENVIDEO_TIME_SCALE: "60",
+    GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
+    GENVIDEO_LOG_LEVEL: logLevel,
+  };
+}
 
 /**
  * Gives the server's default account credits for any load, then creates `count`

@@ -6,30 +6,23 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { summariseProfile } from "./cpu-profile-summary.mjs";
-import { seedStatusTargets, startProcess } from "./processes.mjs";
+import {
+  auth,
+  createBody,
+  seedStatusTargets,
+  serverCli,
+  serverEnvironment,
+  startProcess,
+} from "./processes.mjs";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
-const serverCli = join(here, "../../apps/server/dist/cli.js");
 const scenario = process.argv[2] ?? "status";
 const seconds = Number(process.argv[3] ?? 8);
-const API_KEY = "bench_key_0123456789abcdefghijklmnop";
-const auth = { authorization: `Bearer ${API_KEY}` };
-const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
 
 const dataDir = mkdtempSync(join(tmpdir(), "genvideo-profile-"));
 const profileDir = join(dataDir, "profile");
-const env = {
-  PORT: "0",
-  GENVIDEO_DATA_DIR: dataDir,
-  GENVIDEO_RATE_LIMITS: "off",
-  GENVIDEO_RENDERER: "fixture",
-  GENVIDEO_TIME_SCALE: "60",
-  GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
-  GENVIDEO_LOG_LEVEL: process.env.GENVIDEO_LOG_LEVEL ?? "info",
-};
+const env = serverEnvironment(dataDir, { logLevel: process.env.GENVIDEO_LOG_LEVEL ?? "info" });
 const server = startProcess(
   ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=200", serverCli, "start"],
   env,

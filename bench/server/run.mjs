@@ -11,18 +11,21 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { seedStatusTargets, startProcess } from "./processes.mjs";
+import {
+  auth,
+  createBody,
+  seedStatusTargets,
+  serverCli,
+  serverEnvironment,
+  startProcess,
+} from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const serverCli = join(here, "../../apps/server/dist/cli.js");
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
-const API_KEY = "bench_key_0123456789abcdefghijklmnop";
-const auth = { authorization: `Bearer ${API_KEY}` };
-const createBody = JSON.stringify({ prompt: "a lighthouse at dusk, waves rolling in" });
 
 function load(name, options) {
   return new Promise((resolve, reject) => {
@@ -54,20 +57,6 @@ function cyclingRequests(paths, headers) {
       setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }),
     },
   ];
-}
-
-function serverEnvironment(dataDir) {
-  return {
-    PORT: "0",
-    GENVIDEO_DATA_DIR: dataDir,
-    GENVIDEO_RATE_LIMITS: "off",
-    // A fixed tiny MP4: real renders would take the CPU the API is measured on.
-    GENVIDEO_RENDERER: "fixture",
-    // Generation takes one real second, so the worker settles between runs.
-    GENVIDEO_TIME_SCALE: "60",
-    GENVIDEO_BOOTSTRAP_API_KEY: API_KEY,
-    GENVIDEO_LOG_LEVEL: "info",
-  };
 }
 
 async function json(url, init) {
