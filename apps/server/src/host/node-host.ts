@@ -15,7 +15,7 @@ import type { Logger } from "../http/logger.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
 import { createRetentionSweeper, LocalVideoStorage } from "../video/index.js";
-import { createCallbackUrlValidator, createWebhookSender } from "../webhooks/index.js";
+import { createWebhookTransport } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { createFixtureRenderer } from "./fixture-renderer.js";
@@ -83,7 +83,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     retentionMs: config.videoRetentionMs,
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
-  const sender = createWebhookSender({
+  // One transport: the sender and the creation-time URL check share the flag and the resolver.
+  const webhooks = createWebhookTransport({
     allowInsecure: config.allowInsecureCallbacks,
     attemptTimeoutMs: config.webhookAttemptTimeoutMs,
     // A shortened attempt deadline (tests) shortens the connect deadline with it.
@@ -94,13 +95,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     clock,
     renderer,
     videoStorage: storage,
-    sender,
-    config: engineSettings(
-      config,
-      publicUrl,
-      logger,
-      createCallbackUrlValidator({ allowInsecure: config.allowInsecureCallbacks }),
-    ),
+    sender: webhooks.sender,
+    config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl),
   });
 
   // The sweep before serving: tasks whose deadline passed while the server was
@@ -136,7 +132,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       await worker.stop();
       await retention.stop();
       await engine.drain();
-      await sender.close();
+      await webhooks.sender.close();
       await closed;
       await clock.persist();
       await store.close();
