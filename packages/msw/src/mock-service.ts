@@ -2,6 +2,7 @@ import {
   createEngine,
   createMemoryStore,
   type Engine,
+  finishAtOf,
   type MemoryStore,
   type Renderer,
   type TaskRecord,
@@ -129,9 +130,7 @@ export class MockService {
         videoKey: videoKeyOf(taskId),
         scenario: next,
         // Claimed in between (a concurrent request ticked): the claim computed finishAt from the old scenario.
-        ...(task.state === "processing"
-          ? { finishAt: next.timeout ? null : task.createdAt + (next.delayMs ?? generationMs) }
-          : {}),
+        ...(task.state === "processing" ? { finishAt: finishAtOf(task.createdAt, next, generationMs) } : {}),
       });
     });
   }

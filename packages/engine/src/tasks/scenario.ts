@@ -27,6 +27,15 @@ export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []):
   return scenario;
 }
 
+/**
+ * When a claimed task finishes generating: `null` for a `[[timeout]]` task
+ * (it never does). Generation time runs from creation, like the deadline, so
+ * a late claim (busy workers, a jump of the mock's clock) doesn't stretch it.
+ */
+export function finishAtOf(createdAt: number, scenario: TaskScenario, generationMs: number): number | null {
+  return scenario.timeout ? null : createdAt + (scenario.delayMs ?? generationMs);
+}
+
 function containsWord(text: string, word: string): boolean {
   const trimmed = word.trim();
   if (trimmed === "") return false;

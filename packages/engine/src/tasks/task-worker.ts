@@ -3,6 +3,7 @@ import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { completeTask, failTask } from "./lifecycle.js";
+import { finishAtOf } from "./scenario.js";
 
 /** What one pass of the task worker did. */
 export interface TaskWorkReport {
@@ -149,11 +150,7 @@ export class TaskWorker {
     return store.transaction(async (tx) => {
       const claimed = await tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs);
       for (const task of claimed) {
-        // Generation time runs from creation, like the deadline: a late claim
-        // (busy workers, a jump of the mock's clock) doesn't stretch it.
-        task.finishAt = task.scenario.timeout
-          ? null
-          : task.createdAt + (task.scenario.delayMs ?? config.generationMs);
+        task.finishAt = finishAtOf(task.createdAt, task.scenario, config.generationMs);
         await tx.transitionTask(task.id, ["processing"], { finishAt: task.finishAt }, workerId);
       }
       return claimed;
