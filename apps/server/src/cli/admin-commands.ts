@@ -1,11 +1,9 @@
 /** `accounts`, `keys` and `webhooks`: thin wrappers that print what the admin service did. */
-import type { AccountRecord, ApiKeySummary } from "@genvideo/engine";
+import { type AccountRecord, type ApiKeySummary, DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
 import type { AdminContext } from "./admin-context.js";
 import { parseDuration } from "./duration.js";
 import { formatTable, formatTime } from "./format.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./run-cli.js";
-
-const DEFAULT_ACCOUNT = "default";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
 type AdminCommand = (
@@ -98,7 +96,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
 export const runKeysCommand: AdminCommand = commandWithActions("keys", {
   async create({ rest, options, admin, io }) {
     none(rest, "keys create [--account <name>]");
-    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT);
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
     const { key, apiKey } = await admin.createApiKey(account.id);
     io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
     io.out(key);
