@@ -4,7 +4,11 @@
  * so the operator never has to guess which of a dozen variables is wrong.
  */
 import { isAbsolute, resolve } from "node:path";
-import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from "@genvideo/schema";
+import {
+  RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_STATUS_READS_PER_MINUTE,
+  WEBHOOK_ATTEMPT_TIMEOUT_MS,
+} from "@genvideo/schema";
 import { parseDuration } from "./cli/duration.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./video/local-video-storage.js";
 
@@ -214,7 +218,11 @@ function timeScaleSetting(env: Environment): number {
 }
 
 function rateLimitSetting(env: Environment): RateLimitSettings {
-  const defaults = { enabled: true, createsPerMinute: 120, readsPerMinute: 1200 };
+  const defaults = {
+    enabled: true,
+    createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
+    readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
+  };
   const raw = env.GENVIDEO_RATE_LIMITS?.trim().toLowerCase();
   if (!raw || raw === "on" || raw === "default") return defaults;
   if (raw === "off") return { ...defaults, enabled: false };
