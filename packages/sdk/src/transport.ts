@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_HEADER, RATE_LIMIT_HEADERS } from "@genvideo/schema";
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from "ky";
 import {
   AuthenticationError,
@@ -50,7 +51,7 @@ export function isProvablyUnsent(error: unknown): boolean {
 
 /** `Retry-After` in milliseconds (delay seconds or an HTTP date), `undefined` when absent or unreadable. */
 export function readRetryAfter(headers: Headers): number | undefined {
-  const value = headers.get("retry-after")?.trim();
+  const value = headers.get(RATE_LIMIT_HEADERS.retryAfter)?.trim();
   if (!value) return undefined;
   const milliseconds = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
   return Number.isNaN(milliseconds) ? undefined : Math.max(0, milliseconds);
@@ -131,7 +132,7 @@ export function createTransport(settings: TransportSettings): Transport {
     const options: Options = { method, timeout: budget, totalTimeout: budget, context: { deadline } };
     if (json !== undefined) options.json = json;
     if (signal) options.signal = signal;
-    if (idempotencyKey) options.headers = { "idempotency-key": idempotencyKey };
+    if (idempotencyKey) options.headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
     const pending = http(path, options);
     let response: Response;
     let text: string;
@@ -205,7 +206,7 @@ interface CallContext {
  */
 function shouldRetry({ error }: { error: Error }): boolean | undefined {
   const request = (error as { request?: Request }).request;
-  if (request?.method === "POST" && !request.headers.has("idempotency-key")) {
+  if (request?.method === "POST" && !request.headers.has(IDEMPOTENCY_KEY_HEADER)) {
     return isNetworkError(error) && isProvablyUnsent(error) ? undefined : false;
   }
   if (!isHTTPError(error)) return undefined;
