@@ -3,10 +3,11 @@ import { constants } from "node:fs";
 import { copyFile, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
 import { type UrlCheck, UrlSigner } from "./url-signature.js";
 import type { OpenedVideo, StoredVideoInfo, VideoFileStorage } from "./video-file-storage.js";
 
-export const DEFAULT_URL_TTL_SECONDS = 7 * 24 * 60 * 60;
+export const DEFAULT_URL_TTL_SECONDS: number = VIDEO_URL_TTL_MS / 1000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface LocalVideoStorageOptions {
