@@ -18,6 +18,7 @@ export * from "./engine.js";
 export { TINY_MP4_BASE64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./fixtures/tiny-mp4.js";
 export { ApiError, AUTH_MESSAGES, type AuthFailure, internalErrorBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";
+export { rateLimitedError } from "./http/rate-limit-middleware.js";
 export type { RandomUUID } from "./ids.js";
 export { apiKeyChecksum, generateApiKey, hashApiKey, isPlausibleApiKey } from "./keys/api-key.js";
 export { generateWebhookSecret } from "./keys/webhook-secret.js";

@@ -1,4 +1,4 @@
-import { ApiError, internalErrorBody } from "@genvideo/engine";
+import { internalErrorBody, rateLimitedError } from "@genvideo/engine";
 import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
 import { parseDuration } from "./duration.js";
 
@@ -83,18 +83,13 @@ function forcedResponse(error: PendingError, create: boolean): Response {
   if (error.status === 429) {
     const bucket = create ? "create" : "read";
     const perMinute = create ? RATE_LIMIT_CREATES_PER_MINUTE : RATE_LIMIT_STATUS_READS_PER_MINUTE;
-    const body = new ApiError(
-      "RATE_LIMITED",
-      `Rate limit of ${perMinute} ${create ? "creations" : "reads"} per minute exceeded; retry in ${error.retryAfterSeconds} s.`,
-    ).toBody({ create });
-    return Response.json(body, {
+    const rateLimited = rateLimitedError(bucket, perMinute, error.retryAfterSeconds, {
+      "RateLimit-Policy": `"${bucket}";q=${perMinute};w=60`,
+      RateLimit: `"${bucket}";r=0;t=${error.retryAfterSeconds}`,
+    });
+    return Response.json(rateLimited.toBody({ create }), {
       status: 429,
-      headers: {
-        ...headers,
-        "Retry-After": String(error.retryAfterSeconds),
-        "RateLimit-Policy": `"${bucket}";q=${perMinute};w=60`,
-        RateLimit: `"${bucket}";r=0;t=${error.retryAfterSeconds}`,
-      },
+      headers: { ...headers, ...rateLimited.headers },
     });
   }
   if (error.status === 503) {
