@@ -39,7 +39,7 @@ const neverSentCodes = new Set([
 ]);
 
 /** Whether the error's cause chain proves the request never left this process. */
-export function isProvablyUnsent(error: unknown): boolean {
+function isProvablyUnsent(error: unknown): boolean {
   let cause: unknown = error;
   for (let depth = 0; depth < 6 && typeof cause === "object" && cause !== null; depth++) {
     const code = (cause as { code?: unknown }).code;
@@ -89,7 +89,7 @@ export interface CallResult {
 export type Transport = (call: Call) => Promise<CallResult>;
 
 /** The request id a response carries, in its headers or (for 5xx) its body. */
-export function readRequestId(headers: Headers, body?: unknown): string | undefined {
+function readRequestId(headers: Headers, body?: unknown): string | undefined {
   return headers.get("x-request-id") ?? readErrorBody(body).request_id;
 }
 
@@ -218,7 +218,7 @@ function shouldRetry({ error }: { error: Error }): boolean | undefined {
 }
 
 /** Maps ky's errors to the SDK's; anything else (a bug, a caller's fetch throwing) passes through. */
-export function toGenVideoError(error: unknown, timeout: number): unknown {
+function toGenVideoError(error: unknown, timeout: number): unknown {
   if (isHTTPError(error)) return httpErrorFrom(error.response.status, error.response.headers, error.data);
   if (isTimeoutError(error)) return new RequestTimeoutError(timeout, { cause: error });
   if (isNetworkError(error)) {
@@ -231,7 +231,7 @@ export function toGenVideoError(error: unknown, timeout: number): unknown {
 }
 
 /** Picks the error class by HTTP status; the service's code decides where the status is ambiguous (422). */
-export function httpErrorFrom(status: number, headers: Headers, data: unknown): HttpError {
+function httpErrorFrom(status: number, headers: Headers, data: unknown): HttpError {
   const body = readErrorBody(data);
   const details: HttpErrorDetails = { status, headers, body, requestId: readRequestId(headers, data) };
   if (status === 401) return new AuthenticationError(details);

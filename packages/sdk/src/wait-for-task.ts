@@ -40,7 +40,7 @@ export type ReadStatus = (options: {
 }) => Promise<StatusReading>;
 
 /** Resolves after `milliseconds`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
+function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
