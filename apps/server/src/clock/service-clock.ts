@@ -46,7 +46,7 @@ export async function openServiceClock(db: Kysely<Database>, scale: number): Pro
  * The latest service time anything was written at: the recorded high-water
  * mark, or (after a crash between two records) the newest row, whichever is later.
  */
-export async function latestServiceTime(db: Kysely<Database>): Promise<number> {
+async function latestServiceTime(db: Kysely<Database>): Promise<number> {
   const recorded = await db
     .selectFrom("service_state")
     .select("value")

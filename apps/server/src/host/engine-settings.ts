@@ -44,7 +44,7 @@ export function engineSettings(
   };
 }
 
-export function engineLogger(logger: Logger): EngineLogger {
+function engineLogger(logger: Logger): EngineLogger {
   return {
     request: (entry) => logger.info(entry, "request"),
     error: (message, details) => logger.error(details, message),

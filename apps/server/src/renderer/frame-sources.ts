@@ -67,7 +67,7 @@ async function compose(base: Buffer, size: FrameSize, layers: OverlayOptions[]):
  * Text to video: the camera drifts across a pattern seeded by the prompt while
  * its colours turn and an orb traces a Lissajous path; the prompt is the caption.
  */
-export async function textFrames(prompt: string, plan: FramePlan): Promise<FrameSource> {
+async function textFrames(prompt: string, plan: FramePlan): Promise<FrameSource> {
   const { size } = plan;
   const look = promptLook(prompt);
   const { rgb, canvas } = await renderPatternCanvas(look, size);
@@ -129,7 +129,7 @@ async function fitImages(
  * fitted end image, with an eased cross-fade between. No caption, so both
  * ends match the user's images.
  */
-export async function frameToFrameFrames(
+async function frameToFrameFrames(
   startFrame: string,
   endFrame: string,
   plan: FramePlan,
@@ -151,11 +151,7 @@ export async function frameToFrameFrames(
  * cross-fades into the next over the last part of its share; the caption
  * names which reference is showing and the prompt.
  */
-export async function referenceFrames(
-  prompt: string,
-  images: string[],
-  plan: FramePlan,
-): Promise<FrameSource> {
+async function referenceFrames(prompt: string, images: string[], plan: FramePlan): Promise<FrameSource> {
   const fitted = await fitImages(
     images.map((image, index) => [image, `reference_images[${index}]`] as const),
     plan.size,

@@ -34,7 +34,7 @@ export class EncoderError extends Error {
 
 const STDERR_KEPT = 4096;
 
-export function ffmpegArguments(options: EncodeOptions): string[] {
+function ffmpegArguments(options: EncodeOptions): string[] {
   const { size, fps, frameCount, outputPath } = options;
   return [
     ...["-hide_banner", "-loglevel", "error"],

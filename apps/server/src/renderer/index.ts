@@ -5,10 +5,6 @@ export { InputImageError } from "./input-image.js";
 export { type FrameSize, outputSize } from "./output-geometry.js";
 export {
   createSyntheticRenderer,
-  DEFAULT_BASE_WIDTH,
-  DEFAULT_DURATION_SECONDS,
-  DEFAULT_ENCODER_NICENESS,
-  DEFAULT_FPS,
   type FrameSynthesis,
   type SyntheticRenderer,
   type SyntheticRendererOptions,

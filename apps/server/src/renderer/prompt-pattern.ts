@@ -77,7 +77,7 @@ function patternShapes(look: PromptLook, period: number): string {
  * The canvas the camera drifts over: larger than the frame by half of it in
  * each direction. Only shapes, no SVG text, so it needs no installed font.
  */
-export function patternCanvasSvg(look: PromptLook, canvas: FrameSize, frame: FrameSize): string {
+function patternCanvasSvg(look: PromptLook, canvas: FrameSize, frame: FrameSize): string {
   const period = Math.max(8, Math.round(Math.min(frame.width, frame.height) * look.period));
   const blobs = look.blobs
     .map(

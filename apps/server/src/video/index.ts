@@ -1,7 +1,5 @@
 export { parseRange, type RangeRequest } from "./byte-range.js";
 export {
-  DEFAULT_RETENTION_MS,
-  DEFAULT_URL_TTL_SECONDS,
   LocalVideoStorage,
   type LocalVideoStorageOptions,
   type VideoSweep,
