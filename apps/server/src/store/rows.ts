@@ -137,7 +137,8 @@ export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   deadline_at: task.deadlineAt,
 });
 
-type TaskPatch = Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
+/** The fields `Store.transitionTask` may change: everything but the identity and the request. */
+export type TaskPatch = Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
 
 /** Maps only the fields present, so a patch never clears a column it does not name. */
 export function taskPatchToRow(patch: TaskPatch): Updateable<TasksTable> {

@@ -2,11 +2,10 @@
 import type { TaskRecord, TaskState } from "@genvideo/engine";
 import type { Selectable } from "kysely";
 import { QueryGroup } from "./query-group.js";
-import { taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
+import { type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
 import type { TasksTable } from "./tables.js";
 
-type TaskPatch = Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
 type TaskRow = Selectable<TasksTable>;
 
 const UNFINISHED: readonly TaskState[] = ["queued", "processing"];
