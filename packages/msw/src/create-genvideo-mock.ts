@@ -150,8 +150,7 @@ export function createGenVideoMock(options: GenVideoMockOptions = {}): GenVideoM
     log(response.status);
     if (method === "POST" && path === "/api/gen/generate" && response.status === 200) {
       const created = (await response.clone().json()) as { task_id: string };
-      if (!current.taskIds.includes(created.task_id))
-        await current.adopt(created.task_id, queuedScenarios.shift());
+      if (!current.knows(created.task_id)) await current.adopt(created.task_id, queuedScenarios.shift());
     }
     return response;
   }

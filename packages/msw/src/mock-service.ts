@@ -90,6 +90,11 @@ export class MockService {
     return { accountId: account.id };
   }
 
+  /** Whether the task was created through this life of the mock. */
+  knows(taskId: string): boolean {
+    return this.#known.has(taskId);
+  }
+
   markDirty(): void {
     this.#dirty = true;
   }

@@ -82,7 +82,7 @@ export function createTaskControls(service: () => MockService, queued: TaskScena
     const current = service();
     await current.ready;
     await current.settle();
-    if (!current.taskIds.includes(taskId)) throw new Error(`The mock has no task ${taskId}`);
+    if (!current.knows(taskId)) throw new Error(`The mock has no task ${taskId}`);
     const ended = await current.engine.forceOutcome(taskId, outcome);
     current.markDirty();
     await current.settle();
@@ -101,7 +101,7 @@ export function createTaskControls(service: () => MockService, queued: TaskScena
       const current = service();
       await current.ready;
       await current.tick();
-      if (!current.taskIds.includes(taskId)) return undefined;
+      if (!current.knows(taskId)) return undefined;
       const task = await current.getTask(taskId);
       return task && mockTaskOf(task);
     },
