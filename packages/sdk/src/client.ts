@@ -1,3 +1,4 @@
+import { API_PATHS } from "@genvideo/schema";
 import { isBrowser, readEnvironment } from "./environment.js";
 import { GenVideoError } from "./errors.js";
 import { ResponseValidationError } from "./request-errors.js";
@@ -11,6 +12,11 @@ import {
 } from "./responses.js";
 import { createTransport, type Transport } from "./transport.js";
 import { type StatusReading, type WaitOptions, waitForTask } from "./wait-for-task.js";
+
+// Request paths resolve against the base URL (which may carry a path), so they drop the leading slash.
+const createTaskPath = API_PATHS.createTask.slice(1);
+/** The status path up to its `{task_id}`, which ends it. */
+const taskStatusPrefix = API_PATHS.taskStatus.slice(1, -"{task_id}".length);
 
 /**
  * Settings of a client. Durations are in milliseconds.
@@ -141,7 +147,7 @@ export class GenVideo {
     const { idempotencyKey = crypto.randomUUID(), signal, timeout } = options;
     const { data, requestId } = await this.#transport({
       method: "POST",
-      path: "api/gen/generate",
+      path: createTaskPath,
       json: request,
       idempotencyKey: idempotencyKey || undefined,
       signal,
@@ -214,7 +220,7 @@ export class GenVideo {
   async #readStatus(taskId: string, options: RequestOptions): Promise<StatusReading> {
     const { data, headers, requestId } = await this.#transport({
       method: "GET",
-      path: `api/gen/status/${encodeURIComponent(taskId)}`,
+      path: taskStatusPrefix + encodeURIComponent(taskId),
       signal: options.signal,
       timeout: options.timeout,
     });
