@@ -1,3 +1,4 @@
+import { TASK_DEADLINE_MS } from "@genvideo/schema";
 import { RateLimitError } from "./http-errors.js";
 import { RequestTimeoutError } from "./request-errors.js";
 import type { CompletedTaskStatus, TaskStatusResponse } from "./responses.js";
@@ -66,7 +67,13 @@ export async function waitForTask(
   requestTimeout: number,
   options: WaitOptions = {},
 ): Promise<CompletedTaskStatus> {
-  const { timeout = 12 * 60_000, interval = 2000, maxInterval = 10_000, signal, onProgress } = options;
+  const {
+    timeout = TASK_DEADLINE_MS + 2 * 60_000,
+    interval = 2000,
+    maxInterval = 10_000,
+    signal,
+    onProgress,
+  } = options;
   const deadline = Date.now() + timeout;
   let pause = Math.min(interval, maxInterval);
   let lastStatus: TaskStatusResponse | undefined;
