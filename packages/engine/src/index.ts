@@ -14,6 +14,7 @@ export {
 } from "./callback-url/ip-address.js";
 export * from "./clock.js";
 export * from "./config.js";
+export { bytesToBase64 } from "./crypto/web-crypto.js";
 export * from "./engine.js";
 export { TINY_MP4_BASE64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./fixtures/tiny-mp4.js";
 export { ApiError, AUTH_MESSAGES, type AuthFailure, internalErrorBody } from "./http/api-error.js";

@@ -1,6 +1,6 @@
-import { checkCallbackUrlSyntax, type EngineConfigInput } from "@genvideo/engine";
+import { bytesToBase64, checkCallbackUrlSyntax, type EngineConfigInput } from "@genvideo/engine";
 import { type Duration, parseDuration } from "./duration.js";
-import { bytesToBase64, seededRandom } from "./seeded-random.js";
+import { seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";
 
 /** How service time passes in the mock. Durations are `"90s"`, `"10m"`, ... or milliseconds. */

@@ -1,4 +1,4 @@
-import { TINY_MP4_CONTENT_TYPE, tinyMp4Bytes, type VideoStorage } from "@genvideo/engine";
+import { bytesToBase64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes, type VideoStorage } from "@genvideo/engine";
 
 /** How long a `video_url` works, as on the reference server (DESIGN.md: 7 days). */
 const VIDEO_URL_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -12,9 +12,7 @@ const MESSAGES = {
 } as const;
 
 function base64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /**

@@ -1,5 +1,6 @@
+import { bytesToBase64 } from "@genvideo/engine";
 import { describe, expect, it } from "vitest";
-import { bytesToBase64, seededRandom } from "./seeded-random.js";
+import { seededRandom } from "./seeded-random.js";
 
 describe("seededRandom", () => {
   it("repeats for a seed and differs between seeds", () => {

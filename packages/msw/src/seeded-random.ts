@@ -72,10 +72,3 @@ export function seededRandom(seed: string | number): SeededRandom {
     },
   };
 }
-
-/** Standard base64 of bytes, without Node's Buffer (this package runs in browsers). */
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}

@@ -59,6 +59,7 @@ export function bytesToHex(bytes: Uint8Array): string {
   return hex;
 }
 
+/** Standard base64 of bytes, without Node's Buffer (this package runs in browsers). */
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
