@@ -46,7 +46,7 @@ export interface MockTaskControls {
 }
 
 /** Turns a scenario into the engine's form, checking it. */
-export function engineScenario(scenario: MockScenario): TaskScenario {
+function engineScenario(scenario: MockScenario): TaskScenario {
   const delayMs = scenario.delay === undefined ? undefined : parseDuration(scenario.delay);
   const result: TaskScenario = delayMs === undefined ? {} : { delayMs };
   if (scenario.fail === "TIMEOUT") result.timeout = true;
@@ -56,7 +56,7 @@ export function engineScenario(scenario: MockScenario): TaskScenario {
   return result;
 }
 
-export function mockTaskOf(task: TaskRecord): MockTask {
+function mockTaskOf(task: TaskRecord): MockTask {
   return {
     id: task.id,
     status: task.state,

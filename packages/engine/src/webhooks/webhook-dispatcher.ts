@@ -4,9 +4,9 @@ import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } 
 import { signWebhook } from "./sign.js";
 
 /** Real time after which a running attempt counts as stalled (its receiver is slow or dead). */
-export const WEBHOOK_STALLED_AFTER_MS = 1_000;
+const WEBHOOK_STALLED_AFTER_MS = 1_000;
 /** Stalled attempts allowed on top of `webhooks.concurrency`: sockets waiting, no work done. */
-export const WEBHOOK_MAX_STALLED_ATTEMPTS = 256;
+const WEBHOOK_MAX_STALLED_ATTEMPTS = 256;
 
 export interface WebhookDispatcherDependencies {
   store: Store;
