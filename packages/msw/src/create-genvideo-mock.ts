@@ -174,9 +174,7 @@ export function createGenVideoMock(options: GenVideoMockOptions = {}): GenVideoM
       return new Date(current.clock.now());
     },
     async runDue() {
-      await service.ready;
-      service.markDirty();
-      await service.settle();
+      await clock.advance(0);
     },
   };
 
