@@ -59,7 +59,12 @@ function bytesToHex(bytes: Uint8Array): string {
   return hex;
 }
 
-/** Standard base64 of bytes, without Node's Buffer (this package runs in browsers). */
+/**
+ * Standard base64 of bytes, without Node's Buffer (this package runs in browsers).
+ *
+ * @example
+ * bytesToBase64(new TextEncoder().encode("hi")); // "aGk="
+ */
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);

@@ -31,6 +31,10 @@ export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []):
  * When a claimed task finishes generating: `null` for a `[[timeout]]` task
  * (it never does). Generation time runs from creation, like the deadline, so
  * a late claim (busy workers, a jump of the mock's clock) doesn't stretch it.
+ *
+ * @example
+ * finishAtOf(createdAt, scenarioOf("a fox [[delay:90s]]"), 60_000); // createdAt + 90_000
+ * finishAtOf(createdAt, { timeout: true }, 60_000); // null
  */
 export function finishAtOf(createdAt: number, scenario: TaskScenario, generationMs: number): number | null {
   return scenario.timeout ? null : createdAt + (scenario.delayMs ?? generationMs);
