@@ -161,6 +161,31 @@ describe("concurrency and leases", () => {
     expect(await h.status(taskId)).toMatchObject({ status: "completed" });
   });
 
+  it("renews a rendering task's lease once half of it is used, not on every tick", async () => {
+    const h = await createHarness({ leaseMs: 40_000 });
+    h.renderer.mode = "hang";
+    const taskId = await h.create({ prompt: "A fox" });
+    const lease = async () => (await h.store.transaction((tx) => tx.getTask(taskId)))?.leaseExpiresAt;
+    await h.engine.tick();
+    const first = await lease();
+    expect(first).toBe(h.clock.now() + 40_000);
+    h.clock.advance(19_000);
+    await h.engine.tick();
+    expect(await lease()).toBe(first);
+    h.clock.advance(2_000);
+    await h.engine.tick();
+    expect(await lease()).toBe(h.clock.now() + 40_000);
+    // Well past the first lease, the task is still ours: nobody took it back.
+    h.clock.advance(30_000);
+    await h.engine.tick();
+    expect(await h.store.transaction((tx) => tx.getTask(taskId))).toMatchObject({
+      state: "processing",
+      leaseExpiresAt: h.clock.now() + 40_000,
+    });
+    expect(h.renderer.jobs).toHaveLength(1);
+    await h.engine.drain();
+  });
+
   it("drain aborts renders and hands their tasks back to the queue", async () => {
     const h = await createHarness();
     h.renderer.mode = "hang";

@@ -45,8 +45,11 @@ const MAX_BATCHES = 20;
 export class TaskWorker {
   readonly #deps: TaskWorkerDependencies;
   readonly #renders = new Map<string, RunningRender>();
-  /** Tasks this engine has claimed and keeps leased until they end or are released. */
-  readonly #held = new Set<string>();
+  /**
+   * Tasks this engine has claimed and keeps leased until they end or are
+   * released, with the time their lease runs out as last written.
+   */
+  readonly #held = new Map<string, number>();
   #draining = false;
 
   constructor(deps: TaskWorkerDependencies) {
@@ -73,7 +76,7 @@ export class TaskWorker {
       const claimed = await this.#claim(now, slots);
       report.claimed += claimed.length;
       for (const task of claimed) {
-        this.#held.add(task.id);
+        this.#held.set(task.id, task.leaseExpiresAt ?? now);
         if (needsRender(task)) {
           this.#startRender(task);
           report.rendersStarted++;
@@ -138,7 +141,7 @@ export class TaskWorker {
     for (const render of this.#renders.values()) render.controller.abort(new Error("engine draining"));
     await this.idle();
     const { store, workerId } = this.#deps;
-    const held = [...this.#held];
+    const held = [...this.#held.keys()];
     this.#held.clear();
     await store.transaction(async (tx) => {
       for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);
@@ -157,22 +160,27 @@ export class TaskWorker {
     });
   }
 
+  /**
+   * Extends the leases of held tasks once half of their lease is used, the
+   * way the webhook dispatcher does: renewing every lease on every tick wrote
+   * each task in flight twenty times a second, which under load was most of
+   * what the database wrote. A lease lost meanwhile (another worker took an
+   * expired one) shows here, or at the compare-and-set that ends the task.
+   */
   async #renewLeases(now: number) {
-    if (this.#held.size === 0) return;
     const { store, workerId, config } = this.#deps;
+    const due = [...this.#held].filter(([, expiresAt]) => expiresAt - now < config.leaseMs / 2);
+    if (due.length === 0) return;
+    const leaseExpiresAt = now + config.leaseMs;
     const lost = await store.transaction(async (tx) => {
       const lostIds: string[] = [];
-      for (const id of this.#held) {
-        const renewed = await tx.transitionTask(
-          id,
-          ["processing"],
-          { leaseExpiresAt: now + config.leaseMs },
-          workerId,
-        );
+      for (const [id] of due) {
+        const renewed = await tx.transitionTask(id, ["processing"], { leaseExpiresAt }, workerId);
         if (!renewed) lostIds.push(id);
       }
       return lostIds;
     });
+    for (const [id] of due) if (this.#held.has(id)) this.#held.set(id, leaseExpiresAt);
     for (const id of lost) this.#forget(id, "lease lost");
   }
 
