@@ -40,6 +40,20 @@ describe("signed URLs", () => {
     expect(storage.checkUrl(TASK, expires, signature, NOW)).toEqual({ ok: true });
   });
 
+  it("gives one URL per task and second, and a fresh, valid one as the expiry moves on", async () => {
+    const first = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW);
+    expect(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 999)).toBe(first);
+    const later = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 1000);
+    expect(Number(query(later).expires)).toBe(Number(query(first).expires) + 1);
+    const { expires, signature } = query(later);
+    expect(storage.checkUrl(TASK, expires, signature, NOW + 1000)).toEqual({ ok: true });
+    // Another task in the same second is signed for itself.
+    const otherTask = TASK.replace("3f", "4f");
+    const other = query(await storage.signedUrl(`${otherTask}.mp4`, otherTask, NOW));
+    expect(other.signature).not.toBe(query(first).signature);
+    expect(storage.checkUrl(otherTask, other.expires, other.signature, NOW)).toEqual({ ok: true });
+  });
+
   it("refuses a tampered signature, expiry or task id, and a URL past its expiry", async () => {
     const { expires, signature } = query(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW));
     const flipped = `${signature!.slice(0, -1)}${signature!.endsWith("A") ? "B" : "A"}`;

@@ -34,6 +34,8 @@ export interface VideoSweep {
 /** Task ids are UUIDs; anything else is refused before it can become a path. */
 const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const STAGING = ".staging";
+/** Tasks whose last URL is remembered (see `#lastSigned`); past this the memory starts over. */
+const RECENTLY_SIGNED = 4096;
 /** A staging file untouched this long belongs to no render in progress (ffmpeg writes it every few seconds). */
 const STALE_STAGING_MS = 60 * 60 * 1000;
 
@@ -52,6 +54,12 @@ export class LocalVideoStorage implements VideoFileStorage {
   readonly ttlSeconds: number;
   readonly retentionMs: number;
   readonly #signer: UrlSigner;
+  /**
+   * The URL last signed per task: `expires` has one-second resolution, so a
+   * task polled many times a second is signed once a second, not once a read
+   * (an HMAC was a tenth of a status read).
+   */
+  readonly #lastSigned = new Map<string, { expires: number; url: string }>();
 
   constructor(options: LocalVideoStorageOptions) {
     this.dir = options.dir;
@@ -70,8 +78,13 @@ export class LocalVideoStorage implements VideoFileStorage {
     if (videoKey !== this.keyForTask(taskId))
       throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
     const expires = Math.floor(now / 1000) + this.ttlSeconds;
+    const last = this.#lastSigned.get(taskId);
+    if (last?.expires === expires) return last.url;
     const signature = this.#signer.sign(taskId, expires);
-    return `${this.publicUrl}/videos/${encodeURIComponent(taskId)}.mp4?expires=${expires}&signature=${signature}`;
+    const url = `${this.publicUrl}/videos/${encodeURIComponent(taskId)}.mp4?expires=${expires}&signature=${signature}`;
+    if (!last && this.#lastSigned.size >= RECENTLY_SIGNED) this.#lastSigned.clear();
+    this.#lastSigned.set(taskId, { expires, url });
+    return url;
   }
 
   checkUrl(
