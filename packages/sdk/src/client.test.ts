@@ -31,6 +31,42 @@ describe("new GenVideo", () => {
     expect(sent[0]!.headers.get("authorization")).toBe("Bearer gen_sk_option");
   });
 
+  it("sends the client's headers on every call, its own authorization winning", async () => {
+    const { fetch, sent } = scriptedFetch(json(completed));
+    const headers = new Headers({ "X-Team": "video", authorization: "Basic x", "x-dropped": "undefined" });
+    await new GenVideo({ apiKey: "gen_sk_x", baseUrl: "http://x.test", fetch, headers }).getStatus(taskId);
+    expect(Object.fromEntries(sent[0]!.headers)).toEqual({
+      accept: "application/json",
+      authorization: "Bearer gen_sk_x",
+      "x-team": "video",
+    });
+  });
+
+  // The client resolves paths itself instead of through ky's `baseUrl`; this holds it to what
+  // ky's resolution (`new URL(path, new Request(baseUrl).url)`) gives, on awkward bases and ids.
+  it.each([
+    ["http://x.test", taskId],
+    ["http://x.test///", taskId],
+    ["HTTP://X.test:80/v1", taskId],
+    ["https://x.test/v1/", taskId],
+    ["https://x.test/a/b?region=eu", taskId],
+    ["https://x.test/a/b/#frag", taskId],
+    ["http://x.test/v1/", ".."],
+    ["http://x.test/v1/", "."],
+    ["http://x.test/v1/", "a b/c?d#e%f"],
+    ["http://x.test/v1/", "ünïcødé"],
+  ])("resolves request paths against %s as ky's baseUrl does (id %s)", async (baseUrl, id) => {
+    const { fetch, sent } = scriptedFetch(json(created), json(completed));
+    const client = new GenVideo({ apiKey: "gen_sk_x", baseUrl, fetch });
+    await client.createTask({ prompt: "a fox" });
+    await client.getStatus(id);
+    const base = new Request(String(baseUrl).replace(/\/*$/, "/")).url;
+    expect(sent.map((request) => request.url)).toEqual([
+      new URL("api/gen/generate", base).href,
+      new URL(`api/gen/status/${encodeURIComponent(id)}`, base).href,
+    ]);
+  });
+
   it("refuses to start without a key or a base URL, naming the setting", () => {
     vi.stubEnv("GENVIDEO_API_KEY", "");
     vi.stubEnv("GENVIDEO_BASE_URL", "");

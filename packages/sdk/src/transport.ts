@@ -99,12 +99,22 @@ function readRequestId(headers: Headers, body?: unknown): string | undefined {
  */
 export function createTransport(settings: TransportSettings): Transport {
   const customFetch = settings.fetch;
-  const headers = new Headers(settings.headers);
-  headers.set("authorization", `Bearer ${settings.apiKey}`);
-  headers.set("accept", "application/json");
+  // A plain object, not `Headers`: ky merges headers on every call, and plain objects merge cheaply.
+  const headers: Record<string, string> = {};
+  new Headers(settings.headers).forEach((value, name) => {
+    // ky drops a header whose value is the string "undefined" when given a `Headers`, as this was.
+    if (value !== "undefined") headers[name] = value;
+  });
+  headers.authorization = `Bearer ${settings.apiKey}`;
+  headers.accept = "application/json";
+  const defaultBudget = Math.min(settings.timeout, maxTimeout);
+  // Everything that is the same on every call is set here once: ky merges per-call options into
+  // these on each call, and the fewer keys a call passes the less that merge costs.
   const http = ky.create({
-    baseUrl: settings.baseUrl,
     headers,
+    // One budget for the whole call: an attempt may use all of it, retries only what is left.
+    timeout: defaultBudget,
+    totalTimeout: defaultBudget,
     // Called as a plain function: ky would call it as a method of its options, which a browser's
     // unbound `window.fetch` rejects as an illegal invocation.
     ...(customFetch
@@ -123,17 +133,27 @@ export function createTransport(settings: TransportSettings): Transport {
       shouldRetry,
     },
   });
+  // Request paths are resolved here rather than by ky's `baseUrl`, which builds a `Request` and a
+  // `URL` on every call to do it. Resolving a relative path against the base is the same as
+  // appending it to the base's directory, which is computed once (on first use, so that a base
+  // ky would refuse still fails each call as before).
+  let root: string | undefined;
 
-  return async ({ method, path, json, idempotencyKey, signal, timeout = settings.timeout }) => {
-    const budget = Math.min(timeout, maxTimeout);
+  return async ({ method, path, json, idempotencyKey, signal, timeout }) => {
+    root ??= new URL(".", new Request(settings.baseUrl).url).href;
+    const budget = timeout === undefined ? defaultBudget : Math.min(timeout, maxTimeout);
     const deadline = Date.now() + budget;
-    // One budget for the whole call: an attempt may use all of it, retries only what is left.
-    // Options are set only when present, since ky deep-merges every key on every call.
-    const options: Options = { method, timeout: budget, totalTimeout: budget, context: { deadline } };
+    // Only what differs from the defaults above, since ky deep-merges every key on every call.
+    const options: Options = { context: { deadline } };
+    if (method !== "GET") options.method = method;
+    if (budget !== defaultBudget) {
+      options.timeout = budget;
+      options.totalTimeout = budget;
+    }
     if (json !== undefined) options.json = json;
     if (signal) options.signal = signal;
     if (idempotencyKey) options.headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
-    const pending = http(path, options);
+    const pending = http(root + path, options);
     let response: Response;
     let text: string;
     try {
