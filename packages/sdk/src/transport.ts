@@ -115,11 +115,19 @@ export function createTransport(settings: TransportSettings): Transport {
     // One budget for the whole call: an attempt may use all of it, retries only what is left.
     timeout: defaultBudget,
     totalTimeout: defaultBudget,
-    // Called as a plain function: ky would call it as a method of its options, which a browser's
-    // unbound `window.fetch` rejects as an illegal invocation.
-    ...(customFetch
-      ? { fetch: (input: Parameters<typeof fetch>[0], init?: RequestInit) => customFetch(input, init) }
-      : {}),
+    fetch: async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      // Called as a plain function: ky would call it as a method of its options, which a browser's
+      // unbound `window.fetch` rejects as an illegal invocation. The global one is looked up on each
+      // call, so that a fetch patched in after the client was made (a mock, a tracer) is used.
+      const response = await (customFetch ? customFetch(input, init) : globalThis.fetch(input, init));
+      // A 2xx body is read here, inside the attempt ky times, so ky's one timer per attempt bounds
+      // the headers and the body alike. Error bodies are left to ky, which reads them itself.
+      if (response.ok) {
+        const signal = customFetch && input instanceof Request ? input.signal : undefined;
+        bodies.set(response, await readBody(response, signal));
+      }
+      return response;
+    },
     retry: {
       limit: settings.maxRetries,
       // POST is listed so keyed creates retry; `shouldRetry` below vetoes the unkeyed ones.
@@ -158,7 +166,9 @@ export function createTransport(settings: TransportSettings): Transport {
     let text: string;
     try {
       response = await pending;
-      text = await readBody(response, deadline, budget, signal);
+      const body = bodies.get(response) ?? (await readBody(response));
+      if (typeof body !== "string") throw body.failure;
+      text = body;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw toGenVideoError(error, budget);
@@ -172,44 +182,34 @@ export function createTransport(settings: TransportSettings): Transport {
   };
 }
 
+/** A body read that failed, kept to be thrown by the call rather than by ky's fetch. */
+interface BodyFailure {
+  failure: unknown;
+}
+
+/** Bodies of 2xx responses, read in ky's fetch and picked up by the call that made it. */
+const bodies = new WeakMap<Response, string | BodyFailure>();
+
 /**
- * Reads a response body within what is left of the call's budget, or until the caller aborts (a
- * custom `fetch` may not tie its body to the signal). ky bounds only the wait for the headers; its
- * own bounded reader (`.json()`) costs two timers per call on the SDK's hottest path, this costs one.
+ * Reads a body as text; a failure is returned, not thrown, so that ky neither retries it nor
+ * reports it as its own (it goes to the caller as before). `fetch` ends a body read when the
+ * request's signal aborts (a timeout or the caller); a custom `fetch` may not tie its body to the
+ * signal, so for one the read also ends when `signal` aborts.
  */
-function readBody(
-  response: Response,
-  deadline: number,
-  budget: number,
-  signal?: AbortSignal,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const settle = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    const onAbort = () => {
-      settle();
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(
-      () => {
-        settle();
-        reject(new RequestTimeoutError(budget));
-      },
-      Math.max(0, deadline - Date.now()),
-    );
-    signal?.addEventListener("abort", onAbort, { once: true });
-    response.text().then(
-      (text) => {
-        settle();
-        resolve(text);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error);
-      },
-    );
+function readBody(response: Response, signal?: AbortSignal): Promise<string | BodyFailure> {
+  const read = response.text().then(
+    (text) => text,
+    (failure: unknown) => ({ failure }),
+  );
+  if (!signal) return read;
+  return new Promise((resolve) => {
+    const onAbort = () => resolve({ failure: signal.reason });
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    read.then((body) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(body);
+    });
   });
 }
 

@@ -11,6 +11,7 @@ import {
   type GenerationRequestInput,
   GenVideo,
   NotFoundError,
+  RequestTimeoutError,
   TaskFailedError,
   verifyWebhook,
   WaitTimeoutError,
@@ -173,6 +174,66 @@ describe("retries over real sockets", () => {
       expect(requests).toBe(1);
       await expect(dropped.createTask({ prompt: "x" })).rejects.toSatisfy(ConnectionError.isInstance);
       expect(requests).toBe(4);
+    } finally {
+      dropping.close();
+    }
+  });
+});
+
+describe("bodies over real sockets", () => {
+  // Headers and the first bytes of a status at once, then the rest never (or a dropped socket).
+  async function stallingServer(then: "stall" | "drop") {
+    let requests = 0;
+    const server: Server = createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write('{"status":"process');
+      if (then === "drop") setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      client: new GenVideo({ apiKey, baseUrl }),
+      requests: () => requests,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+
+  it("ends a call whose body stalls after the headers at its timeout, without retrying", async () => {
+    const stalling = await stallingServer("stall");
+    try {
+      const started = Date.now();
+      const error = await stalling.client.getStatus("t", { timeout: 200 }).catch((caught: unknown) => caught);
+      expect(RequestTimeoutError.isInstance(error) && error.timeout).toBe(200);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(stalling.requests()).toBe(1);
+    } finally {
+      stalling.close();
+    }
+  });
+
+  it("rejects with the caller's reason when aborted while the body arrives", async () => {
+    const stalling = await stallingServer("stall");
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error("user left")), 50);
+      await expect(stalling.client.getStatus("t", { signal: controller.signal })).rejects.toThrow(
+        "user left",
+      );
+    } finally {
+      stalling.close();
+    }
+  });
+
+  it("does not retry a read whose body is cut off, and reports the runtime's error", async () => {
+    const dropping = await stallingServer("drop");
+    try {
+      const error = await dropping.client.getStatus("t").catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(dropping.requests()).toBe(1);
     } finally {
       dropping.close();
     }
