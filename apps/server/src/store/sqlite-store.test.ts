@@ -109,6 +109,101 @@ describe("SQLite store", () => {
     await store.close();
   });
 
+  describe("transactions asked for together (group commit)", () => {
+    const account = (id: string, credits = 0) => ({ id, name: id, credits, createdAt: 0 });
+
+    it("commits each alone: one that fails leaves nothing and takes nothing from the others", async () => {
+      const { store } = await openSqliteStore(join(directory, "group-failure.db"));
+      const results = await Promise.allSettled(
+        ["a", "b", "c", "d"].map((id) =>
+          store.transaction(async (tx) => {
+            await tx.insertAccount(account(id));
+            if (id === "c") throw new Error("c refused");
+            return id;
+          }),
+        ),
+      );
+      expect(results.map((result) => result.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+      ]);
+      expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ message: "c refused" });
+      expect((await store.transaction((tx) => tx.listAccounts())).map((row) => row.id).sort()).toEqual([
+        "a",
+        "b",
+        "d",
+      ]);
+      await store.close();
+    });
+
+    it("answers each only once the shared commit has made its writes visible to other connections", async () => {
+      const path = join(directory, "group-durable.db");
+      const { store } = await openSqliteStore(path);
+      const other = new DatabaseSync(path);
+      const seen = await Promise.all(
+        ["a", "b", "c"].map((id) =>
+          store
+            .transaction((tx) => tx.insertAccount(account(id)))
+            .then(() => other.prepare("select count(*) as n from accounts where id = ?").get(id)?.n),
+        ),
+      );
+      expect(seen).toEqual([1, 1, 1]);
+      other.close();
+      await store.close();
+    });
+
+    it("lets later members read earlier members' writes: no update is lost", async () => {
+      const { store } = await openSqliteStore(join(directory, "group-serial.db"));
+      await store.transaction((tx) => tx.insertAccount(account("a", 100)));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          store.transaction((tx) =>
+            tx.appendLedger({
+              id: `c${index}`,
+              accountId: "a",
+              taskId: null,
+              delta: -7,
+              reason: "charge",
+              createdAt: 0,
+            }),
+          ),
+        ),
+      );
+      expect((await store.transaction((tx) => tx.getAccount("a")))?.credits).toBe(30);
+      await store.close();
+    });
+
+    it("runs the whole group again when another process wrote before the group's first write", async () => {
+      const path = join(directory, "group-retry.db");
+      const { store } = await openSqliteStore(path);
+      await store.transaction((tx) => tx.insertAccount(account("a", 10)));
+      const other = new DatabaseSync(path);
+      other.exec("PRAGMA busy_timeout = 5000");
+      const runs: string[] = [];
+      const [reader, writer] = await Promise.all([
+        store.transaction(async (tx) => {
+          runs.push("reader");
+          const credits = (await tx.getAccount("a"))?.credits;
+          // The first time round, the CLI (another connection) commits right after this read.
+          if (runs.length === 1) other.exec("update accounts set credits = credits + 5 where id = 'a'");
+          return credits;
+        }),
+        store.transaction(async (tx) => {
+          runs.push("writer");
+          await tx.insertAccount(account("b"));
+          return (await tx.getAccount("a"))?.credits;
+        }),
+      ]);
+      other.close();
+      expect(runs).toEqual(["reader", "writer", "reader", "writer"]);
+      // The second run saw the other process's write, in both members.
+      expect([reader, writer]).toEqual([15, 15]);
+      await store.close();
+    });
+  });
+
   it("uses WAL on a file", async () => {
     const { db, store } = await openSqliteStore(join(directory, "wal.db"));
     const { rows } = await db.executeQuery<{ journal_mode: string }>({

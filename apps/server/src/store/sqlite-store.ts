@@ -64,14 +64,36 @@ export function openSqliteKysely(path: string, options: OpenSqliteOptions = {}):
   });
 }
 
+/** At most this many transactions share one SQLite transaction (see `createSqliteStore`). */
+const MAX_GROUP = 32;
+
+interface Waiting {
+  work: (tx: StoreTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
+ * Group commit. The transactions asked for during one turn of the event loop
+ * (and those asked for while a group runs) run together
+ * in one SQLite transaction, each in a savepoint of its own (taken at its
+ * first write, so a read-only one costs nothing extra), and none is answered
+ * before the shared COMMIT. One commit writes each page the group changed
+ * once: a create alone wrote eleven pages to the WAL, and creates in a group
+ * share most of them (the account row, the tails of the indexes). A
+ * transaction that fails is rolled back to its savepoint and fails alone;
+ * one that succeeds is answered only once its effects are durable. Alone, a
+ * transaction runs exactly as it would without the group.
+ *
  * Transactions start deferred and take the write lock at their first write,
  * so the many read-only ones (auth, status reads) skip the cost of the lock.
- * Within this process the connection lock already serialises transactions;
- * only another process (the CLI) can commit between a transaction's reads and
- * its first write, and SQLite then refuses the upgrade (SQLITE_BUSY). That
- * transaction is rolled back and run again from the start with
- * BEGIN IMMEDIATE, which waits for the lock instead and cannot be refused.
+ * Within this process the queue already serialises transactions; only
+ * another process (the CLI) can commit between a group's reads and its first
+ * write, and SQLite then refuses the upgrade (SQLITE_BUSY). The group is
+ * rolled back and run again from the start with BEGIN IMMEDIATE, which waits
+ * for the lock instead and cannot be refused.
  */
 export function createSqliteStore(
   connection: SqliteConnection,
@@ -79,65 +101,123 @@ export function createSqliteStore(
   afterClose?: () => Promise<void>,
 ): Store {
   const compiled = new CompiledQueries();
+  const waiting: Waiting[] = [];
+  let draining: Promise<void> | undefined;
   let closed = false;
   const run = (sql: string) => connection.statement(sql).statement.run();
-  const rollback = () => {
-    if (connection.database.isTransaction) run("rollback");
-  };
 
-  async function attempt<T>(work: (tx: StoreTransaction) => Promise<T>, immediate: boolean): Promise<T> {
-    let open = true;
+  /** Runs `group` in one SQLite transaction: each member's outcome, or a throw when the whole group failed. */
+  async function runGroup(group: Waiting[], immediate: boolean): Promise<Outcome[]> {
+    const shared = group.length > 1;
     let wrote = immediate;
-    const execute = <R>(query: CompiledQuery, runQuery: typeof executeOnSqlite | typeof firstOnSqlite) => {
-      // A query issued after its transaction ended would run outside any transaction: refuse it.
-      if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-      if (wrote || SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
-      wrote = true;
-      try {
-        return runQuery<R>(connection, query);
-      } catch (error) {
-        if (isBusy(error)) throw new WriteLockRefused();
-        throw error;
-      }
-    };
-    const exec: SqlExecutor = {
-      rows: async <R>(query: CompiledQuery) => (execute<R>(query, executeOnSqlite) as QueryResult<R>).rows,
-      first: async <R>(query: CompiledQuery) => execute<R>(query, firstOnSqlite) as R | undefined,
-      changes: async (query) =>
-        Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
-    };
+    const outcomes: Outcome[] = [];
     run(immediate ? "begin immediate" : "begin");
     try {
-      const result = await work(createStoreTransaction({ db, exec, compiled, rowLocks: false }));
+      for (const member of group) {
+        let open = true;
+        let savepoint = false;
+        const execute = <R>(
+          query: CompiledQuery,
+          runQuery: typeof executeOnSqlite | typeof firstOnSqlite,
+        ) => {
+          // A query issued after its transaction ended would run in someone else's: refuse it.
+          if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
+          if (SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
+          if (shared && !savepoint) {
+            run("savepoint member");
+            savepoint = true;
+          }
+          if (wrote) return runQuery<R>(connection, query);
+          wrote = true;
+          try {
+            return runQuery<R>(connection, query);
+          } catch (error) {
+            if (isBusy(error)) throw new WriteLockRefused();
+            throw error;
+          }
+        };
+        const exec: SqlExecutor = {
+          rows: async <R>(query: CompiledQuery) =>
+            (execute<R>(query, executeOnSqlite) as QueryResult<R>).rows,
+          first: async <R>(query: CompiledQuery) => execute<R>(query, firstOnSqlite) as R | undefined,
+          changes: async (query) =>
+            Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
+        };
+        try {
+          const value = await member.work(createStoreTransaction({ db, exec, compiled, rowLocks: false }));
+          if (savepoint) run("release member");
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          // Alone, or when SQLite itself ended the transaction, the failure is the group's.
+          if (!shared || error instanceof WriteLockRefused || !connection.database.isTransaction) throw error;
+          if (savepoint) {
+            run("rollback to member");
+            run("release member");
+          }
+          outcomes.push({ ok: false, error });
+        } finally {
+          open = false;
+        }
+      }
       run("commit");
-      return result;
+      return outcomes;
     } catch (error) {
-      rollback();
+      if (connection.database.isTransaction) run("rollback");
       throw error;
+    }
+  }
+
+  async function settle(group: Waiting[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      try {
+        outcomes = await runGroup(group, false);
+      } catch (error) {
+        if (!(error instanceof WriteLockRefused)) throw error;
+        outcomes = await runGroup(group, true);
+      }
+    } catch (error) {
+      for (const member of group) member.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, index) => {
+      const member = group[index]!;
+      if (outcome.ok) member.resolve(outcome.value);
+      else member.reject(outcome.error);
+    });
+  }
+
+  async function drain(): Promise<void> {
+    try {
+      while (waiting.length > 0) {
+        const release = await connection.lock.acquire();
+        try {
+          await settle(waiting.splice(0, MAX_GROUP));
+        } finally {
+          release();
+        }
+      }
     } finally {
-      open = false;
+      // In the same turn as the last check of `waiting`: a transaction asked for after it starts a new drain.
+      draining = undefined;
     }
   }
 
   return {
-    async transaction(work) {
-      if (closed) throw new Error("the store is closed");
-      const release = await connection.lock.acquire();
-      try {
-        try {
-          return await attempt(work, false);
-        } catch (error) {
-          if (!(error instanceof WriteLockRefused)) throw error;
-          return await attempt(work, true);
-        }
-      } finally {
-        release();
-      }
+    transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error("the store is closed"));
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        // The group forms over the rest of this turn of the event loop: every
+        // transaction asked for by the requests read in it joins.
+        draining ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(drain);
+      });
     },
     async close() {
       if (closed) return;
       closed = true;
-      // Waits for the transaction in flight, then closes for everyone.
+      // Lets the transactions already asked for finish, then closes for everyone.
+      await draining;
       const release = await connection.lock.acquire();
       release();
       connection.close();
