@@ -5,7 +5,14 @@ import {
   WebhookPayloadSchema,
 } from "@genvideo/schema";
 import { describe, expect, it } from "vitest";
-import { parseCreateTaskResponse, parseTaskStatus, parseWebhookPayload, readErrorBody } from "./responses.js";
+import {
+  checkTaskStatus,
+  isValidStatus,
+  parseCreateTaskResponse,
+  parseTaskStatus,
+  parseWebhookPayload,
+  readErrorBody,
+} from "./responses.js";
 
 // The SDK checks responses with small validators instead of the schema package's zod schemas
 // (see responses.ts). These cases hold the two to the same verdicts, except where the SDK is
@@ -101,5 +108,69 @@ describe("the SDK's validators agree with @genvideo/schema", () => {
     expect(readErrorBody(body)).toEqual(body);
     expect(readErrorBody({ error: 5, message: "x" })).toEqual({ message: "x" });
     expect(readErrorBody("oops")).toEqual({});
+  });
+});
+
+describe("the fast status check", () => {
+  // Every field the check reads, with values of every kind it tells apart (absent, undefined,
+  // null, each type, the statuses with a rule of their own), in every combination.
+  const absent = Symbol("absent");
+  const values: Record<string, unknown[]> = {
+    status: [absent, "queued", "processing", "completed", "failed", "warming_up", "", 5, null, undefined],
+    task_id: [absent, id, "", 1, null, undefined],
+    message: [absent, "Rendering", "", 0, null, undefined, false],
+    progress: [absent, undefined, 0, 42, Number.NaN, "5", null],
+    created_at: [absent, undefined, "2026-01-01T00:00:00Z", 1, null],
+    updated_at: [absent, undefined, "2026-01-01T00:00:00Z", {}, null],
+    video_url: [absent, undefined, "https://x.test/v.mp4", "", null, 0, []],
+  };
+  function* bodies(fields: string[], body: Record<string, unknown> = {}): Generator<Record<string, unknown>> {
+    const [field, ...rest] = fields;
+    if (field === undefined) {
+      yield body;
+      return;
+    }
+    for (const value of values[field]!) {
+      const next = { ...body };
+      if (value !== absent) next[field] = value;
+      yield* bodies(rest, next);
+    }
+  }
+
+  it("accepts and rejects exactly what the full check does, and parses to the same result", () => {
+    let accepted = 0;
+    let total = 0;
+    const disagreements: Record<string, unknown>[] = [];
+    for (const body of bodies(Object.keys(values))) {
+      total += 1;
+      const full = checkTaskStatus(body);
+      const parsed = parseTaskStatus(body);
+      if (
+        isValidStatus(body) !== (full.issue === undefined) ||
+        parsed.issue !== full.issue ||
+        parsed.value !== full.value
+      )
+        disagreements.push(body);
+      if (full.issue === undefined) accepted += 1;
+    }
+    expect(disagreements.slice(0, 5)).toEqual([]);
+    // Both verdicts are well represented, so the agreement above is not vacuous.
+    expect(total).toBe(10 * 6 * 7 * 7 * 5 * 5 * 7);
+    expect(accepted).toBeGreaterThan(100);
+    expect(total - accepted).toBeGreaterThan(100_000);
+  });
+
+  it.each([
+    ["null", null],
+    ["undefined", undefined],
+    ["a string", "queued"],
+    ["a number", 1],
+    ["an array", [{ status: "queued", task_id: id, message: "x" }]],
+    ["an array with the fields", Object.assign([], { status: "queued", task_id: id, message: "x" })],
+    ["an object with inherited fields", Object.create({ status: "queued", task_id: id, message: "x" })],
+    ["a Date with the fields", Object.assign(new Date(0), { status: "queued", task_id: id, message: "x" })],
+  ])("agrees with the full check on %s", (_, body) => {
+    expect(isValidStatus(body)).toBe(checkTaskStatus(body).issue === undefined);
+    expect(parseTaskStatus(body)).toEqual(checkTaskStatus(body));
   });
 });
