@@ -145,6 +145,24 @@ describe("backoff and Retry-After", () => {
     },
   );
 
+  it.each([
+    [0.99999, [500, 1000, 2000, 4000, 8000, 8000, 8000]],
+    [0, [250, 500, 1000, 2000, 4000, 8000, 8000]],
+  ])("caps each backoff wait at 8 s, after the jitter (random %f)", async (random, waits) => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, "random").mockReturnValue(random);
+    const { client, sent } = clientWith([errorBody(503, "X"), ...waits.map(() => errorBody(503, "X"))], {
+      maxRetries: waits.length,
+      timeout: 600_000,
+    });
+    const pending = client.getStatus(taskId).catch((caught: unknown) => caught);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ServerError.isInstance(await pending)).toBe(true);
+    // To the nearest 10 ms: fake timers count whole milliseconds.
+    const gaps = sent.slice(1).map((request, index) => Math.round((request.at - sent[index]!.at) / 10) * 10);
+    expect(gaps).toEqual(waits);
+  });
+
   it("waits as long as Retry-After says, on 429 and on 5xx", async () => {
     vi.useFakeTimers();
     const { client, sent } = clientWith([

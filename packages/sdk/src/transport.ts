@@ -135,9 +135,10 @@ export function createTransport(settings: TransportSettings): Transport {
       statusCodes: retryStatusCodes,
       afterStatusCodes: retryStatusCodes,
       maxRetryAfter,
-      backoffLimit: 8000,
-      delay: (attempt) => 500 * 2 ** (attempt - 1),
-      jitter: (delay) => delay * (0.5 + Math.random() / 2),
+      // Jitter and the 8 s cap folded into `delay`, which gives the same waits as ky's `jitter`
+      // and `backoffLimit` options would: ky normalizes the retry options twice per call, so
+      // each key costs on every call.
+      delay: (attempt) => Math.min(8000, 500 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)),
       shouldRetry,
     },
   });
