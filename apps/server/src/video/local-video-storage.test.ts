@@ -40,14 +40,17 @@ describe("signed URLs", () => {
     expect(storage.checkUrl(TASK, expires, signature, NOW)).toEqual({ ok: true });
   });
 
-  it("gives one URL per task and second, and a fresh, valid one as the expiry moves on", async () => {
-    const first = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW);
-    expect(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 999)).toBe(first);
-    const later = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 1000);
-    expect(Number(query(later).expires)).toBe(Number(query(first).expires) + 1);
+  it("gives a task one URL per minute: expiry rounded up to the minute, a fresh valid URL after it", async () => {
+    const first = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 1000);
+    // NOW is on a minute: the TTL from a second later rounds up to the next minute.
+    expect(Number(query(first).expires)).toBe(NOW / 1000 + 7 * 24 * 3600 + 60);
+    expect(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 59_999)).toBe(first);
+    expect(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 60_999)).toBe(first);
+    const later = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 61_000);
+    expect(Number(query(later).expires)).toBe(Number(query(first).expires) + 60);
     const { expires, signature } = query(later);
-    expect(storage.checkUrl(TASK, expires, signature, NOW + 1000)).toEqual({ ok: true });
-    // Another task in the same second is signed for itself.
+    expect(storage.checkUrl(TASK, expires, signature, NOW + 61_000)).toEqual({ ok: true });
+    // Another task in the same minute is signed for itself.
     const otherTask = TASK.replace("3f", "4f");
     const other = query(await storage.signedUrl(`${otherTask}.mp4`, otherTask, NOW));
     expect(other.signature).not.toBe(query(first).signature);

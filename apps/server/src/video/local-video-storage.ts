@@ -55,9 +55,9 @@ export class LocalVideoStorage implements VideoFileStorage {
   readonly retentionMs: number;
   readonly #signer: UrlSigner;
   /**
-   * The URL last signed per task: `expires` has one-second resolution, so a
-   * task polled many times a second is signed once a second, not once a read
-   * (an HMAC was a tenth of a status read).
+   * The URL last signed per task: it changes once a minute (see `signedUrl`),
+   * so a task polled many times a minute is signed once, not once a read (an
+   * HMAC was a tenth of a status read).
    */
   readonly #lastSigned = new Map<string, { expires: number; url: string }>();
 
@@ -77,7 +77,10 @@ export class LocalVideoStorage implements VideoFileStorage {
   async signedUrl(videoKey: string, taskId: string, now: number): Promise<string> {
     if (videoKey !== this.keyForTask(taskId))
       throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
-    const expires = Math.floor(now / 1000) + this.ttlSeconds;
+    // Rounded up to the whole minute: polls of one task within a minute get the
+    // same URL, which clients and CDNs can cache, and which is signed once. A URL
+    // lives its TTL and up to 59 s more.
+    const expires = Math.ceil((Math.floor(now / 1000) + this.ttlSeconds) / 60) * 60;
     const last = this.#lastSigned.get(taskId);
     if (last?.expires === expires) return last.url;
     const signature = this.#signer.sign(taskId, expires);
