@@ -10,6 +10,14 @@ export interface QueryContext {
   compiled: CompiledQueries;
   /** `FOR UPDATE SKIP LOCKED` in claims (PostgreSQL: workers in several processes). */
   rowLocks: boolean;
+  /**
+   * Reads a task's stored request (its JSON text) at once, outside any query
+   * of the transaction. When given, tasks are read without their request and
+   * load it the first time `request` is used: a request never changes once
+   * written, so when it is read does not matter. SQLite (synchronous) only;
+   * without it the request is joined to every task read.
+   */
+  loadRequest?: (taskId: string) => string | undefined;
 }
 
 interface Compilable {

@@ -96,12 +96,46 @@ export const webhookSecretToRow = (secret: WebhookSecretRecord): Insertable<Webh
   expires_at: secret.expiresAt,
 });
 
-export const taskFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
+/**
+ * A task from its row. The request lives in `task_requests`: a row read with
+ * it joined (`request`) carries it; otherwise `loadRequest` reads it on first
+ * use, so a status read of an image task never copies megabytes it does not show.
+ */
+export function taskFromRow(
+  row: Selectable<TasksTable> & { request?: string },
+  loadRequest?: (taskId: string) => string | undefined,
+): TaskRecord {
+  const task = taskFieldsFromRow(row);
+  if (row.request !== undefined) {
+    task.request = JSON.parse(row.request) as TaskRecord["request"];
+    return task;
+  }
+  if (!loadRequest) throw new Error(`task ${row.id} was read without its request and nothing can load it`);
+  let request: TaskRecord["request"] | undefined;
+  return Object.defineProperty(task, "request", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (request === undefined) {
+        const text = loadRequest(row.id);
+        if (text === undefined) throw new Error(`task ${row.id} has no stored request`);
+        request = JSON.parse(text) as TaskRecord["request"];
+      }
+      return request;
+    },
+    set(value: TaskRecord["request"]) {
+      request = value;
+    },
+  });
+}
+
+const taskFieldsFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
   id: row.id,
   accountId: row.account_id,
   state: row.state as TaskRecord["state"],
   failureCode: row.failure_code as TaskRecord["failureCode"],
-  request: JSON.parse(row.request) as TaskRecord["request"],
+  // Set by taskFromRow, eagerly or on first use; a placeholder keeps the object's shape.
+  request: undefined as unknown as TaskRecord["request"],
   modelType: row.model_type as TaskRecord["modelType"],
   aspectRatio: row.aspect_ratio as TaskRecord["aspectRatio"],
   callbackUrl: row.callback_url,
@@ -123,7 +157,6 @@ export const taskFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
 export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   id: task.id,
   account_id: task.accountId,
-  request: JSON.stringify(task.request),
   ...taskPatchToRow(task),
   state: task.state,
   model_type: task.modelType,

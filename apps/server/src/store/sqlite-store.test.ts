@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { TaskRecord } from "@genvideo/engine";
+import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { pendingMigrations } from "./migrations.js";
-import { openSqliteStore } from "./sqlite-store.js";
+import { createKyselyStore } from "./kysely-store.js";
+import { createMigrator, pendingMigrations } from "./migrations.js";
+import { openSqliteKysely, openSqliteStore } from "./sqlite-store.js";
 import { describeStoreContract } from "./store-contract.js";
 
 const directory = mkdtempSync(join(tmpdir(), "genvideo-store-"));
@@ -15,6 +18,11 @@ describeStoreContract("SQLite (in memory)", async () => (await openSqliteStore("
 describeStoreContract(
   "SQLite (file, WAL)",
   async () => (await openSqliteStore(join(directory, `c${counter++}.db`))).store,
+);
+
+// The portable store (Kysely's own transactions, requests joined): the way to PostgreSQL.
+describeStoreContract("Kysely store on SQLite", async () =>
+  createKyselyStore((await openSqliteStore(join(directory, `k${counter++}.db`))).db, { rowLocks: false }),
 );
 
 describe("SQLite store", () => {
@@ -201,6 +209,79 @@ describe("SQLite store", () => {
       // The second run saw the other process's write, in both members.
       expect([reader, writer]).toEqual([15, 15]);
       await store.close();
+    });
+  });
+
+  describe("a task's request", () => {
+    const request = { prompt: "a calm sea", model_type: "gen-3-fast", aspect_ratio: "16:9" } as const;
+    const task = (id: string, overrides: Partial<TaskRecord> = {}): TaskRecord => ({
+      id,
+      accountId: "a",
+      state: "queued",
+      failureCode: null,
+      request,
+      modelType: "gen-3-fast",
+      aspectRatio: "16:9",
+      callbackUrl: null,
+      scenario: {},
+      cost: 1,
+      refundedAt: null,
+      progress: 0,
+      createdAt: 0,
+      updatedAt: 0,
+      startedAt: null,
+      finishAt: null,
+      deadlineAt: 600_000,
+      completedAt: null,
+      videoKey: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      ...overrides,
+    });
+
+    it("is read only when used: status reads and the worker's lists never copy it", async () => {
+      const path = join(directory, "lazy-request.db");
+      const { store } = await openSqliteStore(path);
+      await store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "a", name: "a", credits: 0, createdAt: 0 });
+        await tx.insertTask(task("t1", { state: "processing", videoKey: "t1.mp4", finishAt: 5 }));
+      });
+      // Spoil the stored request behind the store's back: only a read of `request` can notice.
+      const other = new DatabaseSync(path);
+      other.exec("update task_requests set request = 'not json' where task_id = 't1'");
+      const read = await store.transaction((tx) => tx.getTask("t1"));
+      const due = await store.transaction((tx) => tx.listDueCompletions(10, 10));
+      expect(read).toMatchObject({ id: "t1", state: "processing", videoKey: "t1.mp4" });
+      expect(due.map((row) => row.id)).toEqual(["t1"]);
+      expect(() => read?.request).toThrow(SyntaxError);
+      // Restored, it is read (once) on first use.
+      other.exec(`update task_requests set request = '${JSON.stringify(request)}' where task_id = 't1'`);
+      other.close();
+      expect(read?.request).toEqual(request);
+      expect(due[0]?.request).toEqual(request);
+      await store.close();
+    });
+
+    it("moves the requests of a database made before 0002 out of the task rows", async () => {
+      const path = join(directory, "migrate-0002.db");
+      const old = openSqliteKysely(path);
+      await createMigrator(old as Kysely<unknown>).migrateTo("0001_initial");
+      const database = new DatabaseSync(path);
+      database.exec(`
+        insert into accounts (id, name, credits, created_at) values ('a', 'a', 0, 0);
+        insert into tasks (id, account_id, state, request, model_type, aspect_ratio, scenario, cost,
+          progress, created_at, updated_at, deadline_at)
+        values ('t1', 'a', 'queued', '${JSON.stringify(request)}', 'gen-3-fast', '16:9', '{}', 1, 0, 0, 0, 600000);
+      `);
+      database.close();
+      await old.destroy();
+      const { store } = await openSqliteStore(path);
+      expect((await store.transaction((tx) => tx.getTask("t1")))?.request).toEqual(request);
+      await store.close();
+      const migrated = new DatabaseSync(path);
+      const columns = migrated.prepare("select name from pragma_table_info('tasks')").all();
+      migrated.close();
+      expect(columns.map((row) => row.name)).not.toContain("request");
     });
   });
 

@@ -105,6 +105,12 @@ export function createSqliteStore(
   let draining: Promise<void> | undefined;
   let closed = false;
   const run = (sql: string) => connection.statement(sql).statement.run();
+  const loadRequest = (taskId: string) =>
+    (
+      connection.statement("select request from task_requests where task_id = ?").statement.get(taskId) as
+        | [string]
+        | undefined
+    )?.[0];
 
   /** Runs `group` in one SQLite transaction: each member's outcome, or a throw when the whole group failed. */
   async function runGroup(group: Waiting[], immediate: boolean): Promise<Outcome[]> {
@@ -144,7 +150,9 @@ export function createSqliteStore(
             Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
         };
         try {
-          const value = await member.work(createStoreTransaction({ db, exec, compiled, rowLocks: false }));
+          const value = await member.work(
+            createStoreTransaction({ db, exec, compiled, rowLocks: false, loadRequest }),
+          );
           if (savepoint) run("release member");
           outcomes.push({ ok: true, value });
         } catch (error) {

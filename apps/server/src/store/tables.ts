@@ -48,7 +48,6 @@ export interface TasksTable {
   account_id: string;
   state: string;
   failure_code: string | null;
-  request: string;
   model_type: string;
   aspect_ratio: string;
   callback_url: string | null;
@@ -67,6 +66,12 @@ export interface TasksTable {
   video_key: string | null;
   lease_owner: string | null;
   lease_expires_at: NullableInteger;
+}
+
+/** A task's request as received (JSON), apart from the hot task row (migration 0002). */
+export interface TaskRequestsTable {
+  task_id: string;
+  request: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -115,6 +120,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   webhook_secrets: WebhookSecretsTable;
   tasks: TasksTable;
+  task_requests: TaskRequestsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -12,13 +12,26 @@ const UNFINISHED: readonly TaskState[] = ["queued", "processing"];
 
 export class KyselyTaskQueries extends QueryGroup {
   async getTask(id: string): Promise<TaskRecord | undefined> {
-    const query = this.cached(
-      "getTask",
-      () => this.db.selectFrom("tasks").selectAll().where("id", "=", slot(0)),
-      [id],
-    );
+    const query = this.cached("getTask", () => this.selectTasks().where("id", "=", slot(0)), [id]);
     const row = await this.first<TaskRow>(query);
-    return row && taskFromRow(row);
+    return row && this.toTask(row);
+  }
+
+  /**
+   * Tasks with their requests joined, unless the store loads a request when it
+   * is first used (SQLite): then the request table is never read for a status.
+   */
+  private selectTasks() {
+    const tasks = this.db.selectFrom("tasks");
+    if (this.context.loadRequest) return tasks.selectAll();
+    return tasks
+      .innerJoin("task_requests", "task_requests.task_id", "tasks.id")
+      .selectAll("tasks")
+      .select("task_requests.request");
+  }
+
+  private toTask(row: TaskRow & { request?: string }): TaskRecord {
+    return taskFromRow(row, this.context.loadRequest);
   }
 
   async insertTask(task: TaskRecord): Promise<void> {
@@ -31,6 +44,13 @@ export class KyselyTaskQueries extends QueryGroup {
       columns.map((column) => row[column]),
     );
     await this.changes(query);
+    await this.changes(
+      this.cached(
+        "insertTaskRequest",
+        () => this.db.insertInto("task_requests").values({ task_id: slot(0), request: slot(1) }),
+        [task.id, JSON.stringify(task.request)],
+      ),
+    );
   }
 
   /** The state (and lease) condition is in the UPDATE itself: the database decides which racer wins. */
@@ -107,42 +127,53 @@ export class KyselyTaskQueries extends QueryGroup {
         .where("state", "=", "queued")
         .returningAll(),
     );
-    return rows.map(taskFromRow).sort(oldestFirst);
+    if (this.context.loadRequest || rows.length === 0)
+      return rows.map((row) => this.toTask(row)).sort(oldestFirst);
+    // Claimed tasks are about to be rendered: without a loader, their requests come with them.
+    const requests = new Map(
+      (
+        await this.rows<{ task_id: string; request: string }>(
+          this.db
+            .selectFrom("task_requests")
+            .select(["task_id", "request"])
+            .where(
+              "task_id",
+              "in",
+              rows.map((row) => row.id),
+            ),
+        )
+      ).map((row) => [row.task_id, row.request]),
+    );
+    return rows.map((row) => this.toTask({ ...row, request: requests.get(row.id) })).sort(oldestFirst);
   }
 
   async listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]> {
     const rows = await this.rows<TaskRow>(
-      this.db
-        .selectFrom("tasks")
-        .selectAll()
+      this.selectTasks()
         .where("state", "=", "processing")
         .where("lease_expires_at", "<=", now)
         .orderBy("lease_expires_at")
         .orderBy("id")
         .limit(limit),
     );
-    return rows.map(taskFromRow);
+    return rows.map((row) => this.toTask(row));
   }
 
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {
     const rows = await this.rows<TaskRow>(
-      this.db
-        .selectFrom("tasks")
-        .selectAll()
+      this.selectTasks()
         .where("state", "in", [...UNFINISHED])
         .where("deadline_at", "<=", now)
         .orderBy("deadline_at")
         .orderBy("id")
         .limit(limit),
     );
-    return rows.map(taskFromRow);
+    return rows.map((row) => this.toTask(row));
   }
 
   async listDueCompletions(now: number, limit: number): Promise<TaskRecord[]> {
     const rows = await this.rows<TaskRow>(
-      this.db
-        .selectFrom("tasks")
-        .selectAll()
+      this.selectTasks()
         .where("state", "=", "processing")
         // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
         .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
@@ -151,7 +182,7 @@ export class KyselyTaskQueries extends QueryGroup {
         .orderBy("id")
         .limit(limit),
     );
-    return rows.map(taskFromRow);
+    return rows.map((row) => this.toTask(row));
   }
 
   async countTasks(accountId?: string): Promise<number> {
