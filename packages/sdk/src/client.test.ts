@@ -42,6 +42,15 @@ describe("new GenVideo", () => {
     });
   });
 
+  it("lets a call's idempotency key win over one in the client's headers", async () => {
+    const { fetch, sent } = scriptedFetch(json(created));
+    const headers = { "Idempotency-Key": "from-client", "Content-Type": "application/json; charset=utf-8" };
+    const client = new GenVideo({ apiKey: "gen_sk_x", baseUrl: "http://x.test", fetch, headers });
+    await client.createTask({ prompt: "a fox" }, { idempotencyKey: "from-call" });
+    expect(sent[0]!.headers.get("idempotency-key")).toBe("from-call");
+    expect(sent[0]!.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
+
   // The client resolves paths itself instead of through ky's `baseUrl`; this holds it to what
   // ky's resolution (`new URL(path, new Request(baseUrl).url)`) gives, on awkward bases and ids.
   it.each([

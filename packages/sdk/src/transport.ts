@@ -21,6 +21,11 @@ import { readErrorBody } from "./responses.js";
 const retryStatusCodes: number[] = [408, 409, 429, 500, 502, 503, 504];
 /** A `Retry-After` longer than this is shortened to it, so one call never sleeps for long. */
 export const maxRetryAfter = 60_000;
+/**
+ * Lower case, as the names of the client's headers are: ky merges plain header objects by key, so
+ * a differently cased name would be sent as a second value instead of replacing the client's.
+ */
+const idempotencyKeyName = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 /** ky rejects timers beyond this (the largest 32-bit signed delay). */
 const maxTimeout = 2_147_483_647;
 
@@ -161,7 +166,7 @@ export function createTransport(settings: TransportSettings): Transport {
     }
     if (json !== undefined) options.json = json;
     if (signal) options.signal = signal;
-    if (idempotencyKey) options.headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey };
+    if (idempotencyKey) options.headers = { [idempotencyKeyName]: idempotencyKey };
     const pending = http(root + path, options);
     let response: Response;
     let text: string;
