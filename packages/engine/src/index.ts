@@ -26,6 +26,7 @@ export { generateWebhookSecret } from "./keys/webhook-secret.js";
 export type * from "./ports.js";
 export { createMemoryStore, MemoryStore } from "./store/memory-store.js";
 export { type ForcedOutcome, ForceOutcomeError } from "./tasks/force-outcome.js";
+export { ACTIVE_STATES } from "./tasks/lifecycle.js";
 export { finishAtOf, scenarioOf } from "./tasks/scenario.js";
 export type { TaskStatusBody } from "./tasks/status-view.js";
 export type { TaskWorkReport } from "./tasks/task-worker.js";

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_STATES,
   createEngine,
   createMemoryStore,
   type Engine,
@@ -131,7 +132,7 @@ export class MockService {
       const task = await tx.getTask(taskId);
       if (!task) return;
       const next = scenario ?? task.scenario;
-      await tx.transitionTask(taskId, ["queued", "processing"], {
+      await tx.transitionTask(taskId, ACTIVE_STATES, {
         videoKey: videoKeyOf(taskId),
         scenario: next,
         // Claimed in between (a concurrent request ticked): the claim computed finishAt from the old scenario.

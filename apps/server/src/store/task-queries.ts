@@ -1,5 +1,5 @@
 /** Tasks: the compare-and-set transitions and the worker's claim and sweep queries. */
-import type { TaskRecord, TaskState } from "@genvideo/engine";
+import { ACTIVE_STATES, type TaskRecord, type TaskState } from "@genvideo/engine";
 import type { Selectable } from "kysely";
 import { QueryGroup } from "./query-group.js";
 import { type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
@@ -7,8 +7,6 @@ import { slot } from "./sql-executor.js";
 import type { TasksTable } from "./tables.js";
 
 type TaskRow = Selectable<TasksTable>;
-
-const UNFINISHED: readonly TaskState[] = ["queued", "processing"];
 
 export class KyselyTaskQueries extends QueryGroup {
   async getTask(id: string): Promise<TaskRecord | undefined> {
@@ -162,7 +160,7 @@ export class KyselyTaskQueries extends QueryGroup {
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {
     const rows = await this.rows<TaskRow>(
       this.selectTasks()
-        .where("state", "in", [...UNFINISHED])
+        .where("state", "in", [...ACTIVE_STATES])
         .where("deadline_at", "<=", now)
         .orderBy("deadline_at")
         .orderBy("id")

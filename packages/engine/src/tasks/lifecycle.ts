@@ -5,8 +5,15 @@ import type { StoreTransaction, TaskRecord, TaskState } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
 import { progressOf } from "./status-view.js";
 
-/** States a task can still leave. */
-export const ACTIVE_STATES = ["queued", "processing"] as const;
+/**
+ * States a task can still leave: every other state is terminal.
+ *
+ * @example
+ * ```ts
+ * await tx.transitionTask(taskId, ACTIVE_STATES, { progress: 50 });
+ * ```
+ */
+export const ACTIVE_STATES: readonly ["queued", "processing"] = ["queued", "processing"];
 
 /** Failure codes that give the credits back: the service's fault, not the prompt's. */
 const REFUNDED_FAILURES: ReadonlySet<FailureCode> = new Set(["TIMEOUT", "GENERATION_FAILED"]);
