@@ -45,6 +45,18 @@ describe("retries of reads", () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("sends the key and accept on every attempt of a read", async () => {
+    const { client, sent } = clientWith([
+      errorBody(503, "X", "busy", now),
+      networkFailure("ECONNRESET"),
+      json(completed),
+    ]);
+    await expect(client.getStatus(taskId)).resolves.toEqual(completed);
+    expect(sent.map((request) => Object.fromEntries(request.headers))).toEqual(
+      Array(3).fill({ accept: "application/json", authorization: "Bearer gen_sk_test" }),
+    );
+  });
+
   it("retries a GET after a connection error of any kind", async () => {
     const { client, sent } = clientWith([
       networkFailure("ECONNRESET"),
@@ -85,6 +97,14 @@ describe("retries of creates", () => {
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent.every((request) => request.body === JSON.stringify({ prompt: "a fox" }))).toBe(true);
+    // Every attempt carries the whole set of headers, not only the first.
+    for (const request of sent)
+      expect(Object.fromEntries(request.headers)).toEqual({
+        accept: "application/json",
+        authorization: "Bearer gen_sk_test",
+        "content-type": "application/json",
+        "idempotency-key": keys[0],
+      });
 
     await client.createTask({ prompt: "a fox" });
     expect(sent[4]!.headers.get("idempotency-key")).not.toBe(keys[0]);

@@ -104,32 +104,40 @@ function readRequestId(headers: Headers, body?: unknown): string | undefined {
  */
 export function createTransport(settings: TransportSettings): Transport {
   const customFetch = settings.fetch;
-  // A plain object, not `Headers`: ky merges headers on every call, and plain objects merge cheaply.
+  const authorization = `Bearer ${settings.apiKey}`;
+  // The caller's headers, if any, as a plain object (cheaper for ky to merge than `Headers`); the
+  // client's own two are set by `fetch` below, so they win over the caller's as they always did.
   const headers: Record<string, string> = {};
+  let hasHeaders = false;
   new Headers(settings.headers).forEach((value, name) => {
     // ky drops a header whose value is the string "undefined" when given a `Headers`, as this was.
-    if (value !== "undefined") headers[name] = value;
+    if (value === "undefined" || name === "authorization" || name === "accept") return;
+    headers[name] = value;
+    hasHeaders = true;
   });
-  headers.authorization = `Bearer ${settings.apiKey}`;
-  headers.accept = "application/json";
   const defaultBudget = Math.min(settings.timeout, maxTimeout);
   // Everything that is the same on every call is set here once: ky merges per-call options into
   // these on each call, and the fewer keys a call passes the less that merge costs.
   const http = ky.create({
-    headers,
+    ...(hasHeaders ? { headers } : {}),
     // One budget for the whole call: an attempt may use all of it, retries only what is left.
     timeout: defaultBudget,
     totalTimeout: defaultBudget,
     fetch: async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      // ky passes each attempt's Request. The key and `accept` are set on it here rather than as
+      // ky's `headers`, which ky would copy through three `Headers` objects on every call.
+      const request = input instanceof Request ? input : new Request(input, init);
+      request.headers.set("authorization", authorization);
+      request.headers.set("accept", "application/json");
+      if (request !== input) init = undefined;
       // Called as a plain function: ky would call it as a method of its options, which a browser's
       // unbound `window.fetch` rejects as an illegal invocation. The global one is looked up on each
       // call, so that a fetch patched in after the client was made (a mock, a tracer) is used.
-      const response = await (customFetch ? customFetch(input, init) : globalThis.fetch(input, init));
+      const response = await (customFetch ? customFetch(request, init) : globalThis.fetch(request, init));
       // A 2xx body is read here, inside the attempt ky times, so ky's one timer per attempt bounds
       // the headers and the body alike. Error bodies are left to ky, which reads them itself.
       if (response.ok) {
-        const signal = customFetch && input instanceof Request ? input.signal : undefined;
-        bodies.set(response, await readBody(response, signal));
+        bodies.set(response, await readBody(response, customFetch && request.signal));
       }
       return response;
     },
@@ -202,7 +210,7 @@ const bodies = new WeakMap<Response, string | BodyFailure>();
  * request's signal aborts (a timeout or the caller); a custom `fetch` may not tie its body to the
  * signal, so for one the read also ends when `signal` aborts.
  */
-function readBody(response: Response, signal?: AbortSignal): Promise<string | BodyFailure> {
+function readBody(response: Response, signal?: AbortSignal | undefined): Promise<string | BodyFailure> {
   const read = response.text().then(
     (text) => text,
     (failure: unknown) => ({ failure }),
