@@ -6,10 +6,12 @@ export function seedTasks(databasePath, accountId, count, now = Date.now()) {
   const database = new DatabaseSync(databasePath);
   database.exec("PRAGMA busy_timeout = 10000");
   const insert = database.prepare(`insert into tasks (
-      id, account_id, state, failure_code, request, model_type, aspect_ratio, callback_url, scenario, scenario_fail,
+      id, account_id, state, failure_code, model_type, aspect_ratio, callback_url, scenario, scenario_fail,
       cost, refunded_at, progress, created_at, updated_at, started_at, finish_at, deadline_at, completed_at,
       video_key, lease_owner, lease_expires_at)
-    values (?, ?, ?, ?, ?, 'gen-3-fast', '16:9', null, '{}', null, 1, null, ?, ?, ?, ?, ?, ?, ?, ?, null, null)`);
+    values (?, ?, ?, ?, 'gen-3-fast', '16:9', null, '{}', null, 1, null, ?, ?, ?, ?, ?, ?, ?, ?, null, null)`);
+  // Requests live in their own table (migration 0002).
+  const insertRequest = database.prepare("insert into task_requests (task_id, request) values (?, ?)");
   const ids = [];
   database.exec("begin");
   for (let index = 0; index < count; index++) {
@@ -26,7 +28,6 @@ export function seedTasks(databasePath, accountId, count, now = Date.now()) {
       accountId,
       failed ? "failed" : "completed",
       failed ? "UNSAFE_CONTENT" : null,
-      request,
       failed ? 0 : 100,
       created,
       created + 60_000,
@@ -36,6 +37,7 @@ export function seedTasks(databasePath, accountId, count, now = Date.now()) {
       created + 60_000,
       failed ? null : `${id}.mp4`,
     );
+    insertRequest.run(id, request);
     ids.push(id);
   }
   database.exec("commit");

@@ -31,12 +31,18 @@ export class SqliteConnection {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.database = new DatabaseSync(path);
     // WAL lets the CLI read and write while the server runs; NORMAL survives a
-    // process crash (only a power loss can drop the last commits).
+    // process crash (only a power loss can drop the last commits). A WAL that
+    // starts over is cut back to 64 MiB at most. The page
+    // cache (64 MiB, default 2 MiB) and memory-mapped reads keep lookups among
+    // a hundred thousand tasks from going to the kernel for every page.
     this.database.exec(`
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)};
       PRAGMA foreign_keys = ON;
+      PRAGMA journal_size_limit = 67108864;
+      PRAGMA cache_size = -65536;
+      PRAGMA mmap_size = 268435456;
     `);
   }
 

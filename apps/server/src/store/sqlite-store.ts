@@ -30,8 +30,12 @@ export interface OpenSqliteOptions {
   backgroundCheckpoints?: boolean;
   /** Where a failed background checkpoint is reported. */
   onCheckpointError?: (message: string) => void;
-  /** Background checkpoints: how often (ms, default 1000) and past which WAL size writers wait for one (default 64 MiB). */
-  checkpoints?: { intervalMs?: number; maxWalBytes?: number };
+  /**
+   * Background checkpoints: how often (ms, default 1000), past which WAL size
+   * writers wait for one (default 64 MiB), and how often the store finishes one
+   * itself between groups that write (ms, default 250; see `SqliteStoreOptions`).
+   */
+  checkpoints?: { intervalMs?: number; maxWalBytes?: number; upkeepMs?: number };
 }
 
 /** Opens (creating when needed) a SQLite database and applies the migrations. `:memory:` is private, for tests. */
@@ -54,7 +58,13 @@ export async function openSqliteStore(
     ...options.checkpoints,
     onError: options.onCheckpointError,
   });
-  return { db, store: createSqliteStore(connection, db, () => checkpointer.stop()) };
+  return {
+    db,
+    store: createSqliteStore(connection, db, {
+      afterClose: () => checkpointer.stop(),
+      walUpkeepMs: options.checkpoints?.upkeepMs ?? WAL_UPKEEP_INTERVAL_MS,
+    }),
+  };
 }
 
 /** Kysely on a SQLite file without migrating or a store (readiness checks, tools). */
@@ -62,6 +72,29 @@ export function openSqliteKysely(path: string, options: OpenSqliteOptions = {}):
   return new Kysely<Database>({
     dialect: new NodeSqliteDialect(new SqliteConnection(path, options.busyTimeoutMs)),
   });
+}
+
+/**
+ * How often, while groups keep writing, the store finishes the background
+ * checkpoint itself between two groups (see `SqliteStoreOptions.walUpkeepMs`).
+ */
+const WAL_UPKEEP_INTERVAL_MS = 250;
+
+export interface SqliteStoreOptions {
+  /** Runs once the connection is closed (the background checkpointer's stop). */
+  afterClose?: () => Promise<void>;
+  /**
+   * With checkpoints in a background thread, the WAL can only start over from
+   * its beginning when a checkpoint has caught up with its end and a writer
+   * comes next. Under steady writes the background thread never quite catches
+   * up, and the WAL grew by the whole write rate (~90 MB/s) until its size
+   * limit forced a blocking checkpoint that made writers fail. So at most this
+   * often, after a group that wrote, the store runs a PASSIVE checkpoint on its
+   * own connection between two groups, when no reader of this process is in
+   * the way: it copies what the thread has not yet copied, and the next group
+   * starts the WAL over. PASSIVE never waits for anyone.
+   */
+  walUpkeepMs?: number;
 }
 
 /** At most this many transactions share one SQLite transaction (see `createSqliteStore`). */
@@ -98,9 +131,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export function createSqliteStore(
   connection: SqliteConnection,
   db: Kysely<Database>,
-  afterClose?: () => Promise<void>,
+  { afterClose, walUpkeepMs }: SqliteStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
+  let wroteSinceUpkeep = false;
+  let nextUpkeep = 0;
   const waiting: Waiting[] = [];
   let draining: Promise<void> | undefined;
   let closed = false;
@@ -168,6 +203,7 @@ export function createSqliteStore(
         }
       }
       run("commit");
+      if (wrote) wroteSinceUpkeep = true;
       return outcomes;
     } catch (error) {
       if (connection.database.isTransaction) run("rollback");
@@ -195,12 +231,24 @@ export function createSqliteStore(
     });
   }
 
+  function upkeepWal(): void {
+    if (walUpkeepMs === undefined || !wroteSinceUpkeep || performance.now() < nextUpkeep) return;
+    wroteSinceUpkeep = false;
+    nextUpkeep = performance.now() + walUpkeepMs;
+    try {
+      run("PRAGMA wal_checkpoint(PASSIVE)");
+    } catch {
+      // Best effort: the background thread keeps checkpointing, and reports its errors.
+    }
+  }
+
   async function drain(): Promise<void> {
     try {
       while (waiting.length > 0) {
         const release = await connection.lock.acquire();
         try {
           await settle(waiting.splice(0, MAX_GROUP));
+          upkeepWal();
         } finally {
           release();
         }
