@@ -26,6 +26,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
+const WARM_UP_S = Number(process.env.BENCH_WARM_UP ?? 2);
 
 function load(name, options) {
   return new Promise((resolve, reject) => {
@@ -44,6 +45,19 @@ function load(name, options) {
       );
       resolve(row);
     });
+  });
+}
+
+/**
+ * Two seconds of the same load, not recorded, before a scenario's first round:
+ * the rounds then measure servers whose code is compiled and whose caches hold
+ * what the load reads (a server just restarted on 100 000 tasks has neither).
+ */
+function warmUp(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, duration: WARM_UP_S, ...options }, (error) =>
+      error ? reject(error) : resolve(),
+    );
   });
 }
 
@@ -122,14 +136,27 @@ async function main() {
 
     const runs = { baseGet: [], status: [], basePost: [], creates: [], baseGetSeeded: [], statusSeeded: [] };
     const statusPaths = taskIds.map((id) => `/api/gen/status/${id}`);
+    await warmUp({ url: `${baselineUrl}${statusPaths[0]}` });
+    await warmUp({ url, requests: cyclingRequests(statusPaths, auth) });
     for (let round = 0; round < ROUNDS; round++) {
       runs.baseGet.push(await load("baseline GET", { url: `${baselineUrl}${statusPaths[0]}` }));
       runs.status.push(
         await load("server status reads", { url, requests: cyclingRequests(statusPaths, auth) }),
       );
     }
+    const post = { method: "POST", body: createBody };
+    await warmUp({
+      url: `${baselineUrl}/api/gen/generate`,
+      headers: { "content-type": "application/json" },
+      ...post,
+    });
+    await warmUp({
+      url: `${url}/api/gen/generate`,
+      headers: { ...auth, "content-type": "application/json" },
+      ...post,
+    });
+    await settled(dbPath);
     for (let round = 0; round < ROUNDS; round++) {
-      const post = { method: "POST", body: createBody };
       runs.basePost.push(
         await load("baseline POST", {
           url: `${baselineUrl}/api/gen/generate`,
@@ -156,6 +183,7 @@ async function main() {
       { length: 5000 },
       (_, index) => `/api/gen/status/${seeded[(index * 7919) % seeded.length]}`,
     );
+    await warmUp({ url, requests: cyclingRequests(sample, auth) });
     for (let round = 0; round < ROUNDS; round++) {
       runs.baseGetSeeded.push(await load("baseline GET", { url: `${baselineUrl}${statusPaths[0]}` }));
       runs.statusSeeded.push(
