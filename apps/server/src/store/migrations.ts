@@ -187,10 +187,29 @@ const taskRequests: Migration = {
   },
 };
 
+/**
+ * The worker's queries each get an index that holds only the tasks they look
+ * for. `tasks_state_created` held every task ever made, so SQLite preferred
+ * its `state = ?` to the partial indexes of the sweeps and read and sorted
+ * every unfinished task on every tick; the claim needs queued tasks only.
+ */
+const queuedIndex: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.dropIndex("tasks_state_created").execute();
+    await db.schema
+      .createIndex("tasks_queued_created")
+      .on("tasks")
+      .columns(["created_at", "id"])
+      .where(sql.ref("state"), "=", sql.lit("queued"))
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
   "0002_task_requests": taskRequests,
+  "0003_queued_index": queuedIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

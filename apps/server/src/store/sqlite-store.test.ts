@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { Store, TaskRecord } from "@genvideo/engine";
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { createKyselyStore } from "./kysely-store.js";
+import { createKyselyStore, createStoreTransaction } from "./kysely-store.js";
 import { createMigrator, pendingMigrations } from "./migrations.js";
+import { CompiledQueries } from "./sql-executor.js";
 import { openSqliteKysely, openSqliteStore } from "./sqlite-store.js";
 import { describeStoreContract } from "./store-contract.js";
 
@@ -314,6 +315,39 @@ describe("SQLite store", () => {
       migrated.close();
       expect(columns.map((row) => row.name)).not.toContain("request");
     });
+  });
+
+  it("runs the worker's claim and sweeps on their partial indexes, not over every unfinished task", async () => {
+    const path = join(directory, "plans.db");
+    const { db, store } = await openSqliteStore(path);
+    await store.close();
+    const database = new DatabaseSync(path);
+    const plans: string[] = [];
+    const explain = async (query: CompiledQuery) => {
+      const rows = database
+        .prepare(`explain query plan ${query.sql}`)
+        .all(...(query.parameters as SQLInputValue[]));
+      plans.push(rows.map((row) => row.detail).join("; "));
+      return [];
+    };
+    const tx = createStoreTransaction({
+      db,
+      exec: { rows: explain, first: async () => undefined, changes: async () => 0 },
+      compiled: new CompiledQueries(),
+      rowLocks: false,
+      loadRequest: () => undefined,
+    });
+    await tx.claimQueuedTasks("w", 10, 0, 1);
+    await tx.listOverdueTasks(0, 10);
+    await tx.listDueCompletions(0, 10);
+    await tx.listExpiredLeases(0, 10);
+    database.close();
+    expect(plans).toEqual([
+      expect.stringMatching(/USING (COVERING )?INDEX tasks_queued_created(?!.*TEMP B-TREE)/),
+      expect.stringContaining("USING INDEX tasks_unfinished_deadline"),
+      expect.stringContaining("USING INDEX tasks_processing_finish"),
+      expect.stringContaining("USING INDEX tasks_processing_lease"),
+    ]);
   });
 
   it("uses WAL on a file", async () => {
