@@ -1,3 +1,4 @@
+import { timeOrderedId } from "../ids.js";
 import type { LedgerReason, StoreTransaction } from "../ports.js";
 
 /**
@@ -13,7 +14,7 @@ async function post(
   now: number,
   taskId: string | null,
 ): Promise<boolean> {
-  return tx.appendLedger({ id: crypto.randomUUID(), accountId, taskId, delta, reason, createdAt: now });
+  return tx.appendLedger({ id: timeOrderedId(), accountId, taskId, delta, reason, createdAt: now });
 }
 
 /** Takes a task's cost; false (and no change) when the balance is short. */
