@@ -26,10 +26,9 @@ export function webhookEventId(randomUUID: RandomUUID): string {
  * ```
  */
 export function timeOrderedId(now: number = Date.now()): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  for (let index = 5, ms = now; index >= 0; index--, ms = Math.floor(ms / 256)) bytes[index] = ms % 256;
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // A v4 UUID brings the random bits (and the variant) from the runtime's
+  // buffered generator; the time and the version 7 replace its first 13 digits.
+  const random = crypto.randomUUID();
+  const time = Math.trunc(now).toString(16).padStart(12, "0");
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
 }
