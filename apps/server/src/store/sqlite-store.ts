@@ -33,7 +33,7 @@ export interface OpenSqliteOptions {
   /**
    * Background checkpoints: how often (ms, default 1000), past which WAL size
    * writers wait for one (default 64 MiB), and how often the store finishes one
-   * itself between groups that write (ms, default 250; see `SqliteStoreOptions`).
+   * catch up between groups that write (ms, default 250; see `SqliteStoreOptions`).
    */
   checkpoints?: { intervalMs?: number; maxWalBytes?: number; upkeepMs?: number };
 }
@@ -62,7 +62,10 @@ export async function openSqliteStore(
     db,
     store: createSqliteStore(connection, db, {
       afterClose: () => checkpointer.stop(),
-      walUpkeepMs: options.checkpoints?.upkeepMs ?? WAL_UPKEEP_INTERVAL_MS,
+      walUpkeep: {
+        everyMs: options.checkpoints?.upkeepMs ?? WAL_UPKEEP_INTERVAL_MS,
+        checkpoint: () => checkpointer.checkpointNow(),
+      },
     }),
   };
 }
@@ -75,8 +78,8 @@ export function openSqliteKysely(path: string, options: OpenSqliteOptions = {}):
 }
 
 /**
- * How often, while groups keep writing, the store finishes the background
- * checkpoint itself between two groups (see `SqliteStoreOptions.walUpkeepMs`).
+ * How often, while groups keep writing, the store lets the background
+ * checkpoint catch up between two groups (see `SqliteStoreOptions.walUpkeep`).
  */
 const WAL_UPKEEP_INTERVAL_MS = 250;
 
@@ -86,15 +89,15 @@ export interface SqliteStoreOptions {
   /**
    * With checkpoints in a background thread, the WAL can only start over from
    * its beginning when a checkpoint has caught up with its end and a writer
-   * comes next. Under steady writes the background thread never quite catches
-   * up, and the WAL grew by the whole write rate (~90 MB/s) until its size
-   * limit forced a blocking checkpoint that made writers fail. So at most this
-   * often, after a group that wrote, the store runs a PASSIVE checkpoint on its
-   * own connection between two groups, when no reader of this process is in
-   * the way: it copies what the thread has not yet copied, and the next group
-   * starts the WAL over. PASSIVE never waits for anyone.
+   * comes next. Under steady writes the thread never quite catches up, and
+   * the WAL grew by the whole write rate (~90 MB/s) until its size limit
+   * forced a blocking checkpoint that made writers fail. So at most every
+   * `everyMs`, after a group that wrote, the store holds the next group back
+   * while `checkpoint` runs (in the thread: the event loop goes on reading
+   * requests, which join the next group); with none of our transactions in
+   * the way it copies the whole WAL, and the next group starts it over.
    */
-  walUpkeepMs?: number;
+  walUpkeep?: { everyMs: number; checkpoint: () => Promise<void> };
 }
 
 /** At most this many transactions share one SQLite transaction (see `createSqliteStore`). */
@@ -131,7 +134,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export function createSqliteStore(
   connection: SqliteConnection,
   db: Kysely<Database>,
-  { afterClose, walUpkeepMs }: SqliteStoreOptions = {},
+  { afterClose, walUpkeep }: SqliteStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
   let wroteSinceUpkeep = false;
@@ -231,15 +234,11 @@ export function createSqliteStore(
     });
   }
 
-  function upkeepWal(): void {
-    if (walUpkeepMs === undefined || !wroteSinceUpkeep || performance.now() < nextUpkeep) return;
+  async function upkeepWal(): Promise<void> {
+    if (!walUpkeep || !wroteSinceUpkeep || performance.now() < nextUpkeep) return;
     wroteSinceUpkeep = false;
-    nextUpkeep = performance.now() + walUpkeepMs;
-    try {
-      run("PRAGMA wal_checkpoint(PASSIVE)");
-    } catch {
-      // Best effort: the background thread keeps checkpointing, and reports its errors.
-    }
+    await walUpkeep.checkpoint();
+    nextUpkeep = performance.now() + walUpkeep.everyMs;
   }
 
   async function drain(): Promise<void> {
@@ -248,7 +247,7 @@ export function createSqliteStore(
         const release = await connection.lock.acquire();
         try {
           await settle(waiting.splice(0, MAX_GROUP));
-          upkeepWal();
+          await upkeepWal();
         } finally {
           release();
         }

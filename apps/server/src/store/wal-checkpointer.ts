@@ -37,6 +37,11 @@ const timer = setInterval(() => {
   if (walSize() > workerData.maxWalBytes) checkpoint("TRUNCATE");
 }, workerData.intervalMs);
 parentPort.on("message", (message) => {
+  if (message === "now") {
+    checkpoint("PASSIVE");
+    parentPort.postMessage({ checkpointed: true });
+    return;
+  }
   if (message !== "stop") return;
   clearInterval(timer);
   // Leave a short WAL behind: the next start (or the CLI) opens faster.
@@ -47,6 +52,12 @@ parentPort.on("message", (message) => {
 `;
 
 export interface WalCheckpointer {
+  /**
+   * A PASSIVE checkpoint now, in the thread; resolves when it is done. Called
+   * with no transaction of the server's open, it copies the whole WAL, and the
+   * next write starts the WAL over (see `SqliteStoreOptions.walUpkeepMs`).
+   */
+  checkpointNow(): Promise<void>;
   /** A final checkpoint, then the thread ends. Call after the last write. */
   stop(): Promise<void>;
 }
@@ -69,18 +80,31 @@ export function startWalCheckpointer(
   // The thread must not keep a process alive that is otherwise done.
   worker.unref();
   let stopped: Promise<void> | undefined;
+  // Answers to checkpointNow, in the order asked (the thread handles messages one by one).
+  const checkpointsAsked: (() => void)[] = [];
   const finished = new Promise<void>((resolve) => {
-    worker.on("message", (message: { error?: string; stopped?: boolean }) => {
+    worker.on("message", (message: { error?: string; stopped?: boolean; checkpointed?: boolean }) => {
       if (message.error) options.onError?.(message.error);
+      if (message.checkpointed) checkpointsAsked.shift()?.();
       if (message.stopped) resolve();
     });
-    worker.once("exit", () => resolve());
+    worker.once("exit", () => {
+      for (const answer of checkpointsAsked.splice(0)) answer();
+      resolve();
+    });
     worker.once("error", (error) => {
       options.onError?.(error.message);
       resolve();
     });
   });
   return {
+    checkpointNow() {
+      if (stopped) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        checkpointsAsked.push(resolve);
+        worker.postMessage("now");
+      });
+    },
     stop() {
       stopped ??= (async () => {
         worker.postMessage("stop");
