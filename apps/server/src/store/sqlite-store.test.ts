@@ -9,7 +9,7 @@ import { createKyselyStore, createStoreTransaction } from "./kysely-store.js";
 import { createMigrator, pendingMigrations } from "./migrations.js";
 import { CompiledQueries } from "./sql-executor.js";
 import { openSqliteKysely, openSqliteStore } from "./sqlite-store.js";
-import { describeStoreContract } from "./store-contract.js";
+import { task as contractTask, describeStoreContract } from "./store-contract.js";
 
 const directory = mkdtempSync(join(tmpdir(), "genvideo-store-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -246,30 +246,8 @@ describe("SQLite store", () => {
 
   describe("a task's request", () => {
     const request = { prompt: "a calm sea", model_type: "gen-3-fast", aspect_ratio: "16:9" } as const;
-    const task = (id: string, overrides: Partial<TaskRecord> = {}): TaskRecord => ({
-      id,
-      accountId: "a",
-      state: "queued",
-      failureCode: null,
-      request,
-      modelType: "gen-3-fast",
-      aspectRatio: "16:9",
-      callbackUrl: null,
-      scenario: {},
-      cost: 1,
-      refundedAt: null,
-      progress: 0,
-      createdAt: 0,
-      updatedAt: 0,
-      startedAt: null,
-      finishAt: null,
-      deadlineAt: 600_000,
-      completedAt: null,
-      videoKey: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      ...overrides,
-    });
+    const task = (id: string, overrides: Partial<TaskRecord> = {}) =>
+      contractTask(id, { accountId: "a", request, ...overrides });
 
     it("is read only when used: status reads and the worker's lists never copy it", async () => {
       const path = join(directory, "lazy-request.db");

@@ -396,7 +396,8 @@ function ledger(id: string, accountId: string, delta: number, reason: "grant" | 
   return { id, accountId, taskId: null, delta, reason, createdAt: T0 };
 }
 
-function task(id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
+/** A queued task of account `acc-1` with a small text request, for store tests. */
+export function task(id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
   return {
     id,
     accountId: "acc-1",
