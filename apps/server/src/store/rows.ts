@@ -97,17 +97,19 @@ export const webhookSecretToRow = (secret: WebhookSecretRecord): Insertable<Webh
 });
 
 /**
- * A task from its row. The request lives in `task_requests`: a row read with
- * it joined (`request`) carries it; otherwise `loadRequest` reads it on first
- * use, so a status read of an image task never copies megabytes it does not show.
+ * A task from its row. A small request is in the row (`request`); a large one
+ * lives in `task_requests`, and comes either joined (`external_request`) or,
+ * when the store can (SQLite), from `loadRequest` on first use: a status read
+ * of an image task never copies megabytes it does not show.
  */
 export function taskFromRow(
-  row: Selectable<TasksTable> & { request?: string },
+  row: Selectable<TasksTable> & { external_request?: string | null },
   loadRequest?: (taskId: string) => string | undefined,
 ): TaskRecord {
   const task = taskFieldsFromRow(row);
-  if (row.request !== undefined) {
-    task.request = JSON.parse(row.request) as TaskRecord["request"];
+  const text = row.request ?? row.external_request;
+  if (text != null) {
+    task.request = JSON.parse(text) as TaskRecord["request"];
     return task;
   }
   if (!loadRequest) throw new Error(`task ${row.id} was read without its request and nothing can load it`);
@@ -117,9 +119,9 @@ export function taskFromRow(
     configurable: true,
     get() {
       if (request === undefined) {
-        const text = loadRequest(row.id);
-        if (text === undefined) throw new Error(`task ${row.id} has no stored request`);
-        request = JSON.parse(text) as TaskRecord["request"];
+        const stored = loadRequest(row.id);
+        if (stored === undefined) throw new Error(`task ${row.id} has no stored request`);
+        request = JSON.parse(stored) as TaskRecord["request"];
       }
       return request;
     },

@@ -249,12 +249,36 @@ describe("SQLite store", () => {
     const task = (id: string, overrides: Partial<TaskRecord> = {}) =>
       contractTask(id, { accountId: "a", request, ...overrides });
 
-    it("is read only when used: status reads and the worker's lists never copy it", async () => {
+    // Over INLINE_REQUEST_BYTES of JSON, as any request with an image is.
+    const large = { ...request, prompt: "a calm sea ".repeat(300) };
+
+    it("keeps a small request in the task row and a large one apart", async () => {
+      const path = join(directory, "inline-request.db");
+      const { store } = await openSqliteStore(path);
+      await store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "a", name: "a", credits: 0, createdAt: 0 });
+        await tx.insertTask(task("small"));
+        await tx.insertTask(task("large", { request: large }));
+      });
+      const database = new DatabaseSync(path);
+      const apart = database.prepare("select task_id from task_requests").all();
+      const inline = database.prepare("select id from tasks where request is not null").all();
+      database.close();
+      expect(apart.map((row) => row.task_id)).toEqual(["large"]);
+      expect(inline.map((row) => row.id)).toEqual(["small"]);
+      expect((await store.transaction((tx) => tx.getTask("small")))?.request).toEqual(request);
+      expect((await store.transaction((tx) => tx.getTask("large")))?.request).toEqual(large);
+      await store.close();
+    });
+
+    it("reads a large request only when used: status reads and the worker's lists never copy it", async () => {
       const path = join(directory, "lazy-request.db");
       const { store } = await openSqliteStore(path);
       await store.transaction(async (tx) => {
         await tx.insertAccount({ id: "a", name: "a", credits: 0, createdAt: 0 });
-        await tx.insertTask(task("t1", { state: "processing", videoKey: "t1.mp4", finishAt: 5 }));
+        await tx.insertTask(
+          task("t1", { request: large, state: "processing", videoKey: "t1.mp4", finishAt: 5 }),
+        );
       });
       // Spoil the stored request behind the store's back: only a read of `request` can notice.
       const other = new DatabaseSync(path);
@@ -265,10 +289,10 @@ describe("SQLite store", () => {
       expect(due.map((row) => row.id)).toEqual(["t1"]);
       expect(() => read?.request).toThrow(SyntaxError);
       // Restored, it is read (once) on first use.
-      other.exec(`update task_requests set request = '${JSON.stringify(request)}' where task_id = 't1'`);
+      other.exec(`update task_requests set request = '${JSON.stringify(large)}' where task_id = 't1'`);
       other.close();
-      expect(read?.request).toEqual(request);
-      expect(due[0]?.request).toEqual(request);
+      expect(read?.request).toEqual(large);
+      expect(due[0]?.request).toEqual(large);
       await store.close();
     });
 
@@ -290,8 +314,15 @@ describe("SQLite store", () => {
       await store.close();
       const migrated = new DatabaseSync(path);
       const columns = migrated.prepare("select name from pragma_table_info('tasks')").all();
+      const apart = migrated
+        .prepare(
+          "select task_id, (select request from tasks where id = task_id) as inline from task_requests",
+        )
+        .all();
       migrated.close();
-      expect(columns.map((row) => row.name)).not.toContain("request");
+      // The request column is back (0004), last in the row, and empty for rows from before it.
+      expect(columns.map((row) => row.name).at(-1)).toBe("request");
+      expect(apart).toEqual([{ task_id: "t1", inline: null }]);
     });
   });
 

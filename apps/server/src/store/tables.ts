@@ -66,9 +66,18 @@ export interface TasksTable {
   video_key: string | null;
   lease_owner: string | null;
   lease_expires_at: NullableInteger;
+  /**
+   * The request as received (JSON) when it is small (`INLINE_REQUEST_BYTES`),
+   * else null and the request is in `task_requests`. Last in the row, so
+   * SQLite never walks it to reach another column (migration 0004).
+   */
+  request: string | null;
 }
 
-/** A task's request as received (JSON), apart from the hot task row (migration 0002). */
+/** Requests at most this long (UTF-8 bytes of their JSON) stay in the task row; larger ones (images) go apart. */
+export const INLINE_REQUEST_BYTES = 2048;
+
+/** A task's request as received (JSON) when it is too large for the task row (migration 0002). */
 export interface TaskRequestsTable {
   task_id: string;
   request: string;

@@ -4,7 +4,7 @@ import { type Selectable, sql } from "kysely";
 import { QueryGroup } from "./query-group.js";
 import { type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
-import type { TasksTable } from "./tables.js";
+import { INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 
 type TaskRow = Selectable<TasksTable>;
 
@@ -26,24 +26,27 @@ export class KyselyTaskQueries extends QueryGroup {
   }
 
   /**
-   * Tasks with their requests joined, unless the store loads a request when it
-   * is first used (SQLite): then the request table is never read for a status.
+   * Tasks with their large requests joined, unless the store loads one when
+   * it is first used (SQLite): then a status read never touches `task_requests`.
    */
   private selectTasks() {
     const tasks = this.db.selectFrom("tasks");
     if (this.context.loadRequest) return tasks.selectAll();
     return tasks
-      .innerJoin("task_requests", "task_requests.task_id", "tasks.id")
+      .leftJoin("task_requests", "task_requests.task_id", "tasks.id")
       .selectAll("tasks")
-      .select("task_requests.request");
+      .select("task_requests.request as external_request");
   }
 
-  private toTask(row: TaskRow & { request?: string }): TaskRecord {
+  private toTask(row: TaskRow & { external_request?: string | null }): TaskRecord {
     return taskFromRow(row, this.context.loadRequest);
   }
 
+  /** A small request goes in the task row; a large one (images) in `task_requests`. */
   async insertTask(task: TaskRecord): Promise<void> {
-    const row = taskToRow(task);
+    const request = JSON.stringify(task.request);
+    const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
+    const row = { ...taskToRow(task), request: inline ? request : null };
     const columns = Object.keys(row).sort() as (keyof typeof row)[];
     const query = this.cached(
       `insertTask:${columns.join(",")}`,
@@ -52,11 +55,12 @@ export class KyselyTaskQueries extends QueryGroup {
       columns.map((column) => row[column]),
     );
     await this.changes(query);
+    if (inline) return;
     await this.changes(
       this.cached(
         "insertTaskRequest",
         () => this.db.insertInto("task_requests").values({ task_id: slot(0), request: slot(1) }),
-        [task.id, JSON.stringify(task.request)],
+        [task.id, request],
       ),
     );
   }
@@ -135,24 +139,20 @@ export class KyselyTaskQueries extends QueryGroup {
         .where("state", "=", "queued")
         .returningAll(),
     );
-    if (this.context.loadRequest || rows.length === 0)
+    const external = rows.filter((row) => row.request === null).map((row) => row.id);
+    if (this.context.loadRequest || external.length === 0)
       return rows.map((row) => this.toTask(row)).sort(oldestFirst);
-    // Claimed tasks are about to be rendered: without a loader, their requests come with them.
+    // Claimed tasks are about to be rendered: without a loader, their large requests come with them.
     const requests = new Map(
       (
         await this.rows<{ task_id: string; request: string }>(
-          this.db
-            .selectFrom("task_requests")
-            .select(["task_id", "request"])
-            .where(
-              "task_id",
-              "in",
-              rows.map((row) => row.id),
-            ),
+          this.db.selectFrom("task_requests").select(["task_id", "request"]).where("task_id", "in", external),
         )
       ).map((row) => [row.task_id, row.request]),
     );
-    return rows.map((row) => this.toTask({ ...row, request: requests.get(row.id) })).sort(oldestFirst);
+    return rows
+      .map((row) => this.toTask({ ...row, external_request: requests.get(row.id) ?? null }))
+      .sort(oldestFirst);
   }
 
   async listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]> {
