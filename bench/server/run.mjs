@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { textTable } from "../text-table.mjs";
 import {
   auth,
   createBody,
@@ -218,19 +219,12 @@ function report(results) {
       row.ratio === undefined ? "" : `${(row.ratio * 100).toFixed(0)}%`,
     ]),
   ];
-  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
-  const lines = table.map((row) =>
-    row
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-      .join("  "),
-  );
-  lines.splice(1, 0, widths.map((width) => "-".repeat(width)).join("  "));
   const verdict = (value, target) =>
     `${(value * 100).toFixed(0)}% (target >= ${target * 100}%: ${value >= target ? "met" : "MISSED"})`;
   console.log(
     `medians of ${ROUNDS} rounds, ${DURATION_S} s each, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
   );
-  console.log(lines.join("\n"));
+  console.log(textTable(table));
   console.log("");
   console.log(`status reads vs baseline GET:  ${verdict(status.ratio, 0.5)}`);
   console.log(`creates vs baseline POST:      ${verdict(creates.ratio, 0.25)}`);

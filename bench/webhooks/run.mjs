@@ -17,6 +17,7 @@ import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { startProcess } from "../server/processes.mjs";
 import { seedTasks } from "../server/seed-tasks.mjs";
+import { textTable } from "../text-table.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const serverCli = join(here, "../../apps/server/dist/cli.js");
@@ -208,15 +209,8 @@ async function main() {
       String(row.allFastMs),
     ]),
   ];
-  const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
-  const lines = table.map((row) =>
-    row
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-      .join("  "),
-  );
-  lines.splice(1, 0, widths.map((width) => "-".repeat(width)).join("  "));
   console.log(`medians of ${ROUNDS} rounds; times from the server process start (Node start included)`);
-  console.log(lines.join("\n"));
+  console.log(textTable(table));
   const [alone, mixed] = rows;
   console.log(
     `\nwith ${DEAD} dead receivers: ${((mixed.deliveriesPerSecond / alone.deliveriesPerSecond) * 100).toFixed(0)}% of the throughput alone`,
