@@ -359,15 +359,21 @@ describe("SQLite store", () => {
     ]);
   });
 
-  it("uses WAL on a file", async () => {
+  it("uses WAL on a file, a 64 MiB page cache, memory-mapped reads and a WAL cut back to 64 MiB", async () => {
     const { db, store } = await openSqliteStore(join(directory, "wal.db"));
-    const { rows } = await db.executeQuery<{ journal_mode: string }>({
-      sql: "pragma journal_mode",
-      parameters: [],
-      query: { kind: "RawNode" } as never,
-      queryId: { queryId: "x" },
-    });
-    expect(rows[0]?.journal_mode).toBe("wal");
+    const pragma = async (name: string) => {
+      const { rows } = await db.executeQuery<Record<string, unknown>>({
+        sql: `pragma ${name}`,
+        parameters: [],
+        query: { kind: "RawNode" } as never,
+        queryId: { queryId: "x" },
+      });
+      return rows[0]?.[name];
+    };
+    expect(await pragma("journal_mode")).toBe("wal");
+    expect(await pragma("cache_size")).toBe(-65536);
+    expect(await pragma("mmap_size")).toBe(268435456);
+    expect(await pragma("journal_size_limit")).toBe(67108864);
     await store.close();
   });
 });
