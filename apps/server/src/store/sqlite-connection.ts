@@ -32,9 +32,9 @@ export class SqliteConnection {
     this.database = new DatabaseSync(path);
     // WAL lets the CLI read and write while the server runs; NORMAL survives a
     // process crash (only a power loss can drop the last commits). A WAL that
-    // starts over is cut back to 64 MiB at most. The page
-    // cache (64 MiB, default 2 MiB) and memory-mapped reads keep lookups among
-    // a hundred thousand tasks from going to the kernel for every page.
+    // starts over is cut back to 64 MiB at most. The page cache (64 MiB, the
+    // default is 2 MiB) and memory-mapped reads keep lookups among a hundred
+    // thousand tasks from going to the kernel for every page.
     this.database.exec(`
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;

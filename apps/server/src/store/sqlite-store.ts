@@ -32,8 +32,9 @@ export interface OpenSqliteOptions {
   onCheckpointError?: (message: string) => void;
   /**
    * Background checkpoints: how often (ms, default 1000), past which WAL size
-   * writers wait for one (default 64 MiB), and how often the store finishes one
-   * catch up between groups that write (ms, default 250; see `SqliteStoreOptions`).
+   * writers wait for one (default 64 MiB), and how often, under steady writes,
+   * the store lets the thread catch up between two groups (ms, default 250;
+   * see `SqliteStoreOptions.walUpkeep`).
    */
   checkpoints?: { intervalMs?: number; maxWalBytes?: number; upkeepMs?: number };
 }

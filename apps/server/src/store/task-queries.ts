@@ -139,10 +139,10 @@ export class KyselyTaskQueries extends QueryGroup {
         .where("state", "=", "queued")
         .returningAll(),
     );
-    const external = rows.filter((row) => row.request === null).map((row) => row.id);
-    if (this.context.loadRequest || external.length === 0)
-      return rows.map((row) => this.toTask(row)).sort(oldestFirst);
+    if (this.context.loadRequest) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
     // Claimed tasks are about to be rendered: without a loader, their large requests come with them.
+    const external = rows.filter((row) => row.request === null).map((row) => row.id);
+    if (external.length === 0) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
     const requests = new Map(
       (
         await this.rows<{ task_id: string; request: string }>(

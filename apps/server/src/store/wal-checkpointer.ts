@@ -55,7 +55,7 @@ export interface WalCheckpointer {
   /**
    * A PASSIVE checkpoint now, in the thread; resolves when it is done. Called
    * with no transaction of the server's open, it copies the whole WAL, and the
-   * next write starts the WAL over (see `SqliteStoreOptions.walUpkeepMs`).
+   * next write starts the WAL over (see `SqliteStoreOptions.walUpkeep`).
    */
   checkpointNow(): Promise<void>;
   /** A final checkpoint, then the thread ends. Call after the last write. */
