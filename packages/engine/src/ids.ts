@@ -17,8 +17,9 @@ export function webhookEventId(randomUUID: RandomUUID): string {
 /**
  * A UUID v7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so
  * ids made later sort later. For the store's own rows (ledger entries), whose
- * ids nobody sees: consecutive rows land side by side in the primary-key index
- * instead of on a random page each, which a database writes out per commit.
+ * ids no API response carries (only the CLI's JSON output shows them):
+ * consecutive rows land side by side in the primary-key index instead of on a
+ * random page each, which a database writes out per commit.
  *
  * @example
  * ```ts

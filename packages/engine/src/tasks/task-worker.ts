@@ -163,9 +163,9 @@ export class TaskWorker {
   /**
    * Extends the leases of held tasks once half of their lease is used, the
    * way the webhook dispatcher does: renewing every lease on every tick wrote
-   * each task in flight twenty times a second, which under load was most of
-   * what the database wrote. A lease lost meanwhile (another worker took an
-   * expired one) shows here, or at the compare-and-set that ends the task.
+   * each task in flight twenty times a second, for nothing. A lease lost
+   * meanwhile (another worker took an expired one) shows here, or at the
+   * compare-and-set that ends the task.
    */
   async #renewLeases(now: number) {
     const { store, workerId, config } = this.#deps;
