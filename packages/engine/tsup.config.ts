@@ -1,3 +1,4 @@
 import { genvideoBuild } from "../../tsup.shared.ts";
 
-export default genvideoBuild();
+// `./testing` is the store conformance suite: vitest belongs to the consumer's suite, never bundled.
+export default genvideoBuild(["src/index.ts", "src/testing/index.ts"], { external: ["vitest"] });

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { Store, TaskRecord } from "@genvideo/engine";
+import { describeStoreContract, taskRecord } from "@genvideo/engine/testing";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKyselyStore, createStoreTransaction } from "./kysely-store.js";
 import { createMigrator, pendingMigrations } from "./migrations.js";
 import { CompiledQueries } from "./sql-executor.js";
 import { openSqliteKysely, openSqliteStore } from "./sqlite-store.js";
-import { task as contractTask, describeStoreContract } from "./store-contract.js";
 
 const directory = mkdtempSync(join(tmpdir(), "genvideo-store-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -247,7 +247,7 @@ describe("SQLite store", () => {
   describe("a task's request", () => {
     const request = { prompt: "a calm sea", model_type: "gen-3-fast", aspect_ratio: "16:9" } as const;
     const task = (id: string, overrides: Partial<TaskRecord> = {}) =>
-      contractTask(id, { accountId: "a", request, ...overrides });
+      taskRecord(id, { accountId: "a", request, ...overrides });
 
     // Over INLINE_REQUEST_BYTES of JSON, as any request with an image is.
     const large = { ...request, prompt: "a calm sea ".repeat(300) };

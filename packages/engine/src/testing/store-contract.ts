@@ -1,16 +1,28 @@
 /**
  * The behaviour every `Store` must have, as a vitest suite that any store runs
- * against itself (SQLite here; the engine's memory store and PostgreSQL can
- * call it the same way). It pins down what ports.ts says in prose: atomic
- * transactions, compare-and-set transitions, claims and leases.
+ * against itself: the engine's memory store, the server's SQLite stores, and any
+ * new store (PostgreSQL) the same way. It pins down what ports.ts says in prose:
+ * atomic transactions, compare-and-set transitions, claims and leases.
  */
-import type { AccountRecord, Store, TaskRecord, WebhookEventRecord } from "@genvideo/engine";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AccountRecord, Store, TaskRecord, WebhookEventRecord } from "../ports.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
 
-export function describeStoreContract(name: string, openStore: () => Promise<Store>): void {
+/**
+ * Registers the store contract as a vitest `describe` block. `openStore` is called
+ * before each case and must return a new, empty, migrated store; the suite closes it
+ * after the case. The suite adds one account, `acc-1`, before each case.
+ *
+ * @example
+ * ```ts
+ * import { describeStoreContract } from "@genvideo/engine/testing";
+ *
+ * describeStoreContract("PostgreSQL", async () => openPostgresStore(await freshDatabaseUrl()));
+ * ```
+ */
+export function describeStoreContract(name: string, openStore: () => Promise<Store> | Store): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -63,20 +75,24 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     });
 
     it("commits all of a transaction or none of it", async () => {
+      await store.transaction((tx) => tx.insertTask(taskRecord("t-kept")));
       await expect(
         store.transaction(async (tx) => {
           await tx.appendLedger(ledger("l-9", "acc-1", -3, "charge"));
-          await tx.insertTask(task("t-rollback"));
+          await tx.insertTask(taskRecord("t-rollback"));
+          await tx.transitionTask("t-kept", ["queued"], { state: "failed", failureCode: "TIMEOUT" });
           throw new Error("boom");
         }),
       ).rejects.toThrow("boom");
-      const [alice, rolledBack, entries] = await store.transaction(async (tx) => [
+      const [alice, rolledBack, kept, entries] = await store.transaction(async (tx) => [
         await tx.getAccount("acc-1"),
         await tx.getTask("t-rollback"),
+        await tx.getTask("t-kept"),
         await tx.listLedger("acc-1"),
       ]);
       expect((alice as AccountRecord).credits).toBe(10);
       expect(rolledBack).toBeUndefined();
+      expect(kept).toEqual(taskRecord("t-kept"));
       expect(entries).toEqual([]);
     });
 
@@ -128,7 +144,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     });
 
     it("stores a task exactly as given", async () => {
-      const original = task("t-1", {
+      const original = taskRecord("t-1", {
         request: {
           prompt: "a cat [[delay:90s]]",
           model_type: "gen-3",
@@ -149,7 +165,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
     it("lets exactly one of two racing transitions win", async () => {
       await store.transaction((tx) =>
-        tx.insertTask(task("t-race", { state: "processing", leaseOwner: "w1" })),
+        tx.insertTask(taskRecord("t-race", { state: "processing", leaseOwner: "w1" })),
       );
       const outcomes = await Promise.all([
         store.transaction((tx) =>
@@ -174,7 +190,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
     it("applies a transition only while the lease is held by the named owner", async () => {
       await store.transaction((tx) =>
-        tx.insertTask(task("t-lease", { state: "processing", leaseOwner: "w1" })),
+        tx.insertTask(taskRecord("t-lease", { state: "processing", leaseOwner: "w1" })),
       );
       expect(
         await store.transaction((tx) => tx.transitionTask("t-lease", ["processing"], { progress: 50 }, "w2")),
@@ -187,7 +203,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       ).toBe(false);
       const after = await store.transaction((tx) => tx.getTask("t-lease"));
       // Only the named fields change.
-      expect(after).toEqual({ ...task("t-lease", { state: "processing", leaseOwner: "w1" }), progress: 50 });
+      expect(after).toEqual({
+        ...taskRecord("t-lease", { state: "processing", leaseOwner: "w1" }),
+        progress: 50,
+      });
       expect(
         await store.transaction((tx) => tx.transitionTask("t-nope", ["processing"], { progress: 1 })),
       ).toBe(false);
@@ -195,10 +214,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
     it("claims queued tasks oldest first, each once", async () => {
       await store.transaction(async (tx) => {
-        await tx.insertTask(task("t-c", { createdAt: T0 + 3 }));
-        await tx.insertTask(task("t-a", { createdAt: T0 + 1 }));
-        await tx.insertTask(task("t-b", { createdAt: T0 + 2 }));
-        await tx.insertTask(task("t-p", { createdAt: T0, state: "processing" }));
+        await tx.insertTask(taskRecord("t-c", { createdAt: T0 + 3 }));
+        await tx.insertTask(taskRecord("t-a", { createdAt: T0 + 1 }));
+        await tx.insertTask(taskRecord("t-b", { createdAt: T0 + 2 }));
+        await tx.insertTask(taskRecord("t-p", { createdAt: T0, state: "processing" }));
       });
       const now = T0 + 10;
       const first = await store.transaction((tx) => tx.claimQueuedTasks("w1", 2, now, now + MINUTE));
@@ -208,6 +227,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           state: "processing",
           leaseOwner: "w1",
           leaseExpiresAt: now + MINUTE,
+          startedAt: now,
         });
       }
       const second = await store.transaction((tx) => tx.claimQueuedTasks("w2", 5, now, now + MINUTE));
@@ -219,7 +239,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     it("never hands one queued task to two concurrent claimers", async () => {
       await store.transaction(async (tx) => {
         for (let index = 0; index < 20; index++)
-          await tx.insertTask(task(`t-${index}`, { createdAt: T0 + index }));
+          await tx.insertTask(taskRecord(`t-${index}`, { createdAt: T0 + index }));
       });
       const claims = await Promise.all(
         ["w1", "w2", "w3", "w4"].map((owner) =>
@@ -234,17 +254,26 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     it("lists expired leases, overdue tasks and due completions", async () => {
       const now = T0 + 5 * MINUTE;
       await store.transaction(async (tx) => {
-        await tx.insertTask(task("live", { state: "processing", leaseOwner: "w", leaseExpiresAt: now + 1 }));
-        await tx.insertTask(task("dead", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 }));
-        await tx.insertTask(task("late-q", { deadlineAt: now - 5 }));
-        await tx.insertTask(task("late-p", { state: "processing", deadlineAt: now }));
-        await tx.insertTask(task("late-done", { state: "completed", deadlineAt: now - 9 }));
-        await tx.insertTask(task("early", { deadlineAt: now + 1 }));
         await tx.insertTask(
-          task("ready", { state: "processing", videoKey: "k", finishAt: now, deadlineAt: now + MINUTE }),
+          taskRecord("live", { state: "processing", leaseOwner: "w", leaseExpiresAt: now + 1 }),
         );
         await tx.insertTask(
-          task("rendering", {
+          taskRecord("dead", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 }),
+        );
+        await tx.insertTask(taskRecord("late-q", { deadlineAt: now - 5 }));
+        await tx.insertTask(taskRecord("late-p", { state: "processing", deadlineAt: now }));
+        await tx.insertTask(taskRecord("late-done", { state: "completed", deadlineAt: now - 9 }));
+        await tx.insertTask(taskRecord("early", { deadlineAt: now + 1 }));
+        await tx.insertTask(
+          taskRecord("ready", {
+            state: "processing",
+            videoKey: "k",
+            finishAt: now,
+            deadlineAt: now + MINUTE,
+          }),
+        );
+        await tx.insertTask(
+          taskRecord("rendering", {
             state: "processing",
             videoKey: null,
             finishAt: now - 1,
@@ -252,7 +281,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }),
         );
         await tx.insertTask(
-          task("doomed", {
+          taskRecord("doomed", {
             state: "processing",
             scenario: { fail: "UNSAFE_CONTENT" },
             finishAt: now - 2,
@@ -260,7 +289,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }),
         );
         await tx.insertTask(
-          task("later", { state: "processing", videoKey: "k", finishAt: now + 1, deadlineAt: now + MINUTE }),
+          taskRecord("later", {
+            state: "processing",
+            videoKey: "k",
+            finishAt: now + 1,
+            deadlineAt: now + MINUTE,
+          }),
         );
       });
       const [expired, overdue, due, limited] = await store.transaction(async (tx) => [
@@ -278,9 +312,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     it("counts tasks overall and per account", async () => {
       await store.transaction(async (tx) => {
         await tx.insertAccount(account("acc-2", "bob", 0));
-        await tx.insertTask(task("t-1"));
-        await tx.insertTask(task("t-2"));
-        await tx.insertTask(task("t-3", { accountId: "acc-2" }));
+        await tx.insertTask(taskRecord("t-1"));
+        await tx.insertTask(taskRecord("t-2"));
+        await tx.insertTask(taskRecord("t-3", { accountId: "acc-2" }));
       });
       expect(await store.transaction((tx) => tx.countTasks())).toBe(3);
       expect(await store.transaction((tx) => tx.countTasks("acc-1"))).toBe(2);
@@ -330,7 +364,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
     it("claims due webhook events under a lease and records attempts", async () => {
       await store.transaction(async (tx) => {
-        await tx.insertTask(task("t-w"));
+        await tx.insertTask(taskRecord("t-w"));
         await tx.insertWebhookEvent(event("e-due", { nextAttemptAt: T0 }));
         await tx.insertWebhookEvent(event("e-later", { nextAttemptAt: T0 + MINUTE }));
         await tx.insertWebhookEvent(event("e-done", { state: "delivered", nextAttemptAt: null }));
@@ -396,8 +430,11 @@ function ledger(id: string, accountId: string, delta: number, reason: "grant" | 
   return { id, accountId, taskId: null, delta, reason, createdAt: T0 };
 }
 
-/** A queued task of account `acc-1` with a small text request, for store tests. */
-export function task(id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
+/**
+ * A queued task record of account `acc-1` with a small text request, created at
+ * 2026-01-01T00:00:00Z, for store tests; `overrides` replace any field.
+ */
+export function taskRecord(id: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
   return {
     id,
     accountId: "acc-1",
