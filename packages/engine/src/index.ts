@@ -24,7 +24,7 @@ export type { RandomUUID } from "./ids.js";
 export { apiKeyChecksum, generateApiKey, hashApiKey, isPlausibleApiKey } from "./keys/api-key.js";
 export { generateWebhookSecret } from "./keys/webhook-secret.js";
 export type * from "./ports.js";
-export { createMemoryStore, MemoryStore } from "./store/memory-store.js";
+export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
 export { type ForcedOutcome, ForceOutcomeError } from "./tasks/force-outcome.js";
 export { ACTIVE_STATES } from "./tasks/lifecycle.js";
 export { finishAtOf, scenarioOf } from "./tasks/scenario.js";

@@ -213,7 +213,21 @@ export interface StoreTransaction {
 }
 
 export interface Store {
-  /** Runs `work` atomically: all of it commits, or none of it does. */
+  /**
+   * Runs `work` atomically: all of it commits, or none of it does.
+   *
+   * A store may run `work` more than once: SQLite runs it again when another
+   * process wrote between its reads and its first write, PostgreSQL after a
+   * serialization failure or deadlock. So `work` must be safe to run again:
+   * it only reads and writes through `tx` and computes its result from what
+   * it read. Nothing else happens inside it: no HTTP response, no Hono
+   * `next()`, no message sent, no timer, no change to state outside the store.
+   * Do those after the transaction, from its result.
+   *
+   * A store that retries offers a `rehearse` option (tests turn it on): every
+   * transaction's work runs once and is rolled back, then runs for real, so
+   * work that is not safe to run again fails in tests, not under load.
+   */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

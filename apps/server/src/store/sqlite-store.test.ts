@@ -20,6 +20,11 @@ describeStoreContract(
   "SQLite (file, WAL)",
   async () => (await openSqliteStore(join(directory, `c${counter++}.db`))).store,
 );
+// Every group run twice, the first rolled back, as when another process wrote in between.
+describeStoreContract(
+  "SQLite (rehearsing)",
+  async () => (await openSqliteStore(":memory:", { rehearse: true })).store,
+);
 
 // The portable store (Kysely's own transactions, requests joined): the way to PostgreSQL.
 describeStoreContract("Kysely store on SQLite", async () =>

@@ -37,6 +37,8 @@ export interface OpenSqliteOptions {
    * see `SqliteStoreOptions.walUpkeep`).
    */
   checkpoints?: { intervalMs?: number; maxWalBytes?: number; upkeepMs?: number };
+  /** For tests: see `SqliteStoreOptions.rehearse`. */
+  rehearse?: boolean;
 }
 
 /** Opens (creating when needed) a SQLite database and applies the migrations. `:memory:` is private, for tests. */
@@ -52,8 +54,9 @@ export async function openSqliteStore(
     connection.close();
     throw error;
   }
+  const { rehearse } = options;
   if (!options.backgroundCheckpoints || path === ":memory:")
-    return { db, store: createSqliteStore(connection, db) };
+    return { db, store: createSqliteStore(connection, db, { rehearse }) };
   connection.database.exec("PRAGMA wal_autocheckpoint = 0");
   const checkpointer = startWalCheckpointer(path, {
     ...options.checkpoints,
@@ -62,6 +65,7 @@ export async function openSqliteStore(
   return {
     db,
     store: createSqliteStore(connection, db, {
+      rehearse,
       afterClose: () => checkpointer.stop(),
       walUpkeep: {
         everyMs: options.checkpoints?.upkeepMs ?? WAL_UPKEEP_INTERVAL_MS,
@@ -99,6 +103,12 @@ export interface SqliteStoreOptions {
    * the way it copies the whole WAL, and the next group starts it over.
    */
   walUpkeep?: { everyMs: number; checkpoint: () => Promise<void> };
+  /**
+   * For tests: each group runs once and is rolled back, then runs for real,
+   * as a group does when another process wrote in between (see below). Work
+   * that is not safe to run again (`Store.transaction`) then fails at once.
+   */
+  rehearse?: boolean;
 }
 
 /** At most this many transactions share one SQLite transaction (see `createSqliteStore`). */
@@ -135,7 +145,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export function createSqliteStore(
   connection: SqliteConnection,
   db: Kysely<Database>,
-  { afterClose, walUpkeep }: SqliteStoreOptions = {},
+  { afterClose, walUpkeep, rehearse = false }: SqliteStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
   let wroteSinceUpkeep = false;
@@ -151,8 +161,11 @@ export function createSqliteStore(
         | undefined
     )?.[0];
 
-  /** Runs `group` in one SQLite transaction: each member's outcome, or a throw when the whole group failed. */
-  async function runGroup(group: Waiting[], immediate: boolean): Promise<Outcome[]> {
+  /**
+   * Runs `group` in one SQLite transaction: each member's outcome, or a throw
+   * when the whole group failed. A rehearsal rolls back instead of committing.
+   */
+  async function runGroup(group: Waiting[], immediate: boolean, rehearsal = false): Promise<Outcome[]> {
     const shared = group.length > 1;
     let wrote = immediate;
     const outcomes: Outcome[] = [];
@@ -206,6 +219,10 @@ export function createSqliteStore(
           open = false;
         }
       }
+      if (rehearsal) {
+        run("rollback");
+        return outcomes;
+      }
       run("commit");
       if (wrote) wroteSinceUpkeep = true;
       return outcomes;
@@ -218,6 +235,8 @@ export function createSqliteStore(
   async function settle(group: Waiting[]): Promise<void> {
     let outcomes: Outcome[];
     try {
+      // What the rehearsal returns or throws does not count: the real run decides.
+      if (rehearse) await runGroup(group, true, true).catch(() => undefined);
       try {
         outcomes = await runGroup(group, false);
       } catch (error) {

@@ -18,7 +18,7 @@ export interface HttpServices {
 
 /**
  * Hono bindings of the engine's app: the request id and, under /api, the
- * authenticated caller and the store to use (a GET's: its read transaction).
+ * authenticated caller and the store its routes use.
  */
 export interface EngineEnv {
   Variables: {

@@ -23,6 +23,15 @@ interface MemoryTables {
   webhookAttempts: WebhookAttemptRecord[];
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * Runs each transaction's work twice, the first run undone, as a store that
+   * retries may (see `Store.transaction`): work that is not safe to run again
+   * (a Hono `next()` inside, a message sent) then fails in tests.
+   */
+  rehearse?: boolean;
+}
+
 /**
  * The in-memory `Store` of tests and the msw mock. Transactions run one at a
  * time and keep an undo log: a transaction that throws leaves no trace, as on
@@ -41,22 +50,33 @@ export class MemoryStore implements Store {
   };
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  readonly #rehearse: boolean;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#rehearse = options.rehearse ?? false;
+  }
 
   /** Runs `work` alone; on a throw every change it made is undone and the error rethrown. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the store is closed"));
-    const run = async () => {
+    const attempt = async (keep: boolean) => {
       const undo: (() => void)[] = [];
       let open = true;
       const tx = memoryTransaction(this.#tables, undo, () => open);
       try {
-        return await work(tx);
+        const value = await work(tx);
+        if (!keep) for (const step of undo.reverse()) step();
+        return value;
       } catch (error) {
         for (const step of undo.reverse()) step();
         throw error;
       } finally {
         open = false;
       }
+    };
+    const run = async () => {
+      if (this.#rehearse) await attempt(false);
+      return attempt(true);
     };
     const result = this.#queue.then(run, run);
     this.#queue = result.catch(() => undefined);
@@ -323,6 +343,6 @@ function memoryTransaction(
 }
 
 /** A fresh, empty in-memory store. */
-export function createMemoryStore(): MemoryStore {
-  return new MemoryStore();
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  return new MemoryStore(options);
 }

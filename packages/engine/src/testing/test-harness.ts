@@ -85,11 +85,12 @@ export const START: number = Date.UTC(2026, 0, 1);
 
 export async function createHarness(
   config: EngineConfigInput = {},
-  options: Pick<EngineOptions, "randomUUID"> = {},
+  { rehearse = true, ...options }: Pick<EngineOptions, "randomUUID"> & { rehearse?: boolean } = {},
 ): Promise<Harness> {
   const clock = manualClock(START);
   const wallClock = manualClock(Date.now());
-  const store = createMemoryStore();
+  // Every transaction runs twice, as a retrying store may run it: work unsafe to re-run fails here.
+  const store = createMemoryStore({ rehearse });
   const renderer = new FakeRenderer();
   const sender = new FakeSender();
   const engine = createEngine({
