@@ -84,5 +84,5 @@ export const AUTH_MESSAGES: {
   invalid: AUTH_ERROR_MESSAGES.invalidApiKey,
 };
 
-/** Why a request was not authenticated. */
-export type AuthFailure = keyof typeof AUTH_MESSAGES;
+/** Why a request was not authenticated (the domain's reason; `AUTH_MESSAGES` words it). */
+export type { AuthFailure } from "../keys/authenticate.js";

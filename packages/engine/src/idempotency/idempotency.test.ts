@@ -45,6 +45,7 @@ describe("Idempotency-Key on create", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const concurrent = await h.call("POST", "/api/gen/generate", post(body, "order-3"));
     expect(concurrent.status).toBe(409);
+    expect(concurrent.headers.get("retry-after")).toBe("1");
     expect(await concurrent.json()).toMatchObject({
       success: false,
       error: "Conflict",

@@ -1,6 +1,5 @@
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@genvideo/schema";
 import { canonicalJson, sha256Hex } from "../crypto/web-crypto.js";
-import { ApiError } from "../http/api-error.js";
 import type { Store } from "../ports.js";
 
 /**
@@ -9,8 +8,16 @@ import type { Store } from "../ports.js";
  */
 const ABANDONED_AFTER_MS = 5 * 60_000;
 
-/** What to do with a create request that carries an Idempotency-Key. */
-export type IdempotencyStart = { kind: "proceed" } | { kind: "replay"; status: number; body: string };
+/**
+ * What to do with a create request that carries an Idempotency-Key: go on (the
+ * key is claimed), replay the first response, or refuse because the key was used
+ * with another body (`reused`) or its first request is still running (`in-progress`).
+ */
+export type IdempotencyStart =
+  | { kind: "proceed" }
+  | { kind: "replay"; status: number; body: string }
+  | { kind: "reused" }
+  | { kind: "in-progress" };
 
 /** The fingerprint a key is bound to: the body's JSON, key order and whitespace aside. */
 export function requestFingerprint(body: unknown): Promise<string> {
@@ -19,8 +26,8 @@ export function requestFingerprint(body: unknown): Promise<string> {
 
 /**
  * Claims `key` for this request, or tells how the first request with it went:
- * replay its response (same body, finished), 422 (different body), 409 (same
- * body, still running). Only successful creations are kept (see `finish`); a
+ * replay its response (same body, finished), reused (different body), in
+ * progress (same body, still running). Only successful creations are kept (see `finish`); a
  * refused request releases its key so a corrected retry can use it.
  */
 export async function startIdempotent(
@@ -45,11 +52,7 @@ export async function startIdempotent(
     if (await tx.insertIdempotency(record)) return { kind: "proceed" };
     const existing = await tx.getIdempotency(accountId, key);
     if (!existing) throw new Error("idempotency record vanished inside a transaction");
-    if (existing.requestHash !== fingerprint)
-      throw new ApiError(
-        "IDEMPOTENCY_KEY_REUSED",
-        "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
-      );
+    if (existing.requestHash !== fingerprint) return { kind: "reused" };
     if (existing.state === "done" && existing.responseStatus !== null && existing.responseBody !== null)
       return { kind: "replay", status: existing.responseStatus, body: existing.responseBody };
     if (existing.createdAt + ABANDONED_AFTER_MS <= now) {
@@ -57,11 +60,7 @@ export async function startIdempotent(
       await tx.insertIdempotency(record);
       return { kind: "proceed" };
     }
-    throw new ApiError(
-      "IDEMPOTENCY_IN_PROGRESS",
-      "A request with this Idempotency-Key is still being processed; retry after it has finished.",
-      { headers: { "Retry-After": "1" } },
-    );
+    return { kind: "in-progress" };
   });
 }
 
@@ -70,21 +69,7 @@ export async function releaseIdempotent(store: Store, accountId: string, key: st
   await store.transaction((tx) => tx.deleteIdempotency(accountId, key));
 }
 
-/** Checks the header's shape; undefined when absent. */
-export function idempotencyKeyOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (header.length === 0 || header.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(header))
-    throw new ApiError(
-      "INVALID_REQUEST",
-      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`,
-      {
-        issues: [
-          {
-            path: "Idempotency-Key",
-            message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`,
-          },
-        ],
-      },
-    );
-  return header;
+/** An Idempotency-Key is 1 to 255 visible ASCII characters. */
+export function isIdempotencyKey(text: string): boolean {
+  return text.length > 0 && text.length <= IDEMPOTENCY_KEY_MAX_LENGTH && /^[\x21-\x7e]+$/.test(text);
 }

@@ -1,6 +1,5 @@
 import { BoundedCache } from "../crypto/bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
-import type { AuthFailure } from "../http/api-error.js";
 import type { ApiKeyRecord, Store, StoreTransaction } from "../ports.js";
 import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
 
@@ -14,6 +13,9 @@ export interface Caller {
   accountId: string;
   apiKey: ApiKeyRecord;
 }
+
+/** Why a request was not authenticated: no Authorization header, not `Bearer <key>`, or not a live key. */
+export type AuthFailure = "missing" | "malformed" | "invalid";
 
 export type Authentication = { ok: true; caller: Caller } | { ok: false; failure: AuthFailure };
 

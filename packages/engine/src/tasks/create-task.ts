@@ -1,7 +1,7 @@
 import { type GenerationRequest, MODELS, TASK_CREATED_MESSAGE } from "@genvideo/schema";
 import type { EngineConfig } from "../config.js";
+import { InsufficientCreditsError } from "../credits/insufficient-credits-error.js";
 import { chargeTask } from "../credits/ledger.js";
-import { ApiError } from "../http/api-error.js";
 import type { RandomUUID } from "../ids.js";
 import type { Store, TaskRecord } from "../ports.js";
 import { scenarioOf } from "./scenario.js";
@@ -19,8 +19,8 @@ export interface IdempotencyTarget {
 }
 
 /**
- * Creates a queued task and charges its model's cost in one transaction: on
- * 402 nothing exists, and a task never exists without its charge. When the
+ * Creates a queued task and charges its model's cost in one transaction: when
+ * the balance is short it raises `InsufficientCreditsError` and nothing exists, and a task never exists without its charge. When the
  * request carried an Idempotency-Key, the response is stored in that same
  * transaction, so a replay always names a task that exists.
  */
@@ -62,10 +62,7 @@ export async function createTask(
     if (!(await chargeTask(tx, accountId, task.id, cost, now))) {
       const account = await tx.getAccount(accountId);
       // Throwing rolls the insert back: a refused request leaves nothing behind.
-      throw new ApiError(
-        "INSUFFICIENT_CREDITS",
-        `This task costs ${cost} credit${cost === 1 ? "" : "s"} (${request.model_type}); the account has ${account?.credits ?? 0}.`,
-      );
+      throw new InsufficientCreditsError(request.model_type, cost, account?.credits ?? 0);
     }
     if (idempotency) await tx.completeIdempotency(accountId, idempotency.key, 200, JSON.stringify(body));
     return body;

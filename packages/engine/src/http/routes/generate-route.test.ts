@@ -193,6 +193,7 @@ describe("POST /api/gen/generate: refusals", () => {
       ...create,
       error: "Payment Required",
       code: "INSUFFICIENT_CREDITS",
+      message: "This task costs 2 credits (gen-3); the account has 1.",
     });
     expect(await h.store.transaction((tx) => tx.countTasks(account.id))).toBe(0);
     expect((await h.engine.admin.getAccount(account.id))?.credits).toBe(1);

@@ -1,13 +1,9 @@
 import { validateGenerationRequest } from "@genvideo/schema";
 import type { Handler } from "hono";
-import {
-  idempotencyKeyOf,
-  releaseIdempotent,
-  requestFingerprint,
-  startIdempotent,
-} from "../../idempotency/idempotency.js";
+import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
 import { createTask } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
+import { asInsufficientCredits, idempotencyKeyOf, idempotencyRefusal } from "../create-refusals.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
 import { readJsonBody } from "../read-json-body.js";
@@ -45,6 +41,7 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
           "Idempotent-Replayed": "true",
         });
       }
+      if (start.kind !== "proceed") throw idempotencyRefusal(start);
     }
 
     try {
@@ -68,7 +65,7 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
     } catch (error) {
       // Only a created task is remembered: after any refusal the key is free again.
       if (idempotencyKey !== undefined) await releaseIdempotent(store, accountId, idempotencyKey);
-      throw error;
+      throw asInsufficientCredits(error);
     }
   };
 }
