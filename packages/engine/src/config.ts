@@ -23,8 +23,11 @@ export interface RequestLogEntry {
   requestId: string;
   method: string;
   path: string;
+  /** 499 when the client went away before its request was whole (see `clientAborted`). */
   status: number;
   durationMs: number;
+  /** The client closed the connection before its body was whole: not a server fault. */
+  clientAborted?: true;
   /** The authenticated account, when there is one. */
   accountId?: string;
 }

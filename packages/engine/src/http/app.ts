@@ -4,6 +4,7 @@ import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
 import { rateLimit } from "./rate-limit-middleware.js";
+import { CLIENT_CLOSED_REQUEST, ClientAbortedError } from "./read-json-body.js";
 import { requestContext } from "./request-context.js";
 import { accountRoute } from "./routes/account-route.js";
 import { generateRoute } from "./routes/generate-route.js";
@@ -50,6 +51,8 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
     if (ApiError.isInstance(error)) {
       return jsonResponse(c, error.toBody({ create }), error.status, error.headers);
     }
+    // Nobody is left to answer: the request log says 499, and no error is logged.
+    if (ClientAbortedError.isInstance(error)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     const requestId = c.get("requestId");
     services.config.logger.error?.("unhandled error", {
       requestId,

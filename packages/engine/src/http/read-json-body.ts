@@ -1,5 +1,37 @@
 import { ApiError } from "./api-error.js";
 
+/**
+ * 499, nginx's "Client Closed Request": the status a request the client gave
+ * up on is logged with. Nobody receives it; it keeps such requests out of the 5xx.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+const CLIENT_ABORTED = Symbol.for("genvideo.ClientAbortedError");
+
+/**
+ * The client stopped sending the body before it was whole: it closed the
+ * connection short of its Content-Length, or broke the chunked framing and
+ * the host dropped the connection. Not a fault of the server: answered with
+ * `CLIENT_CLOSED_REQUEST` and logged as such, never as an error.
+ */
+export class ClientAbortedError extends Error {
+  override name = "ClientAbortedError";
+  readonly [CLIENT_ABORTED] = true;
+
+  constructor(cause: unknown) {
+    super("the client closed the connection before the request body was whole", { cause });
+  }
+
+  /** True for a ClientAbortedError from any copy of this package. */
+  static isInstance(value: unknown): value is ClientAbortedError {
+    return typeof value === "object" && value !== null && CLIENT_ABORTED in value;
+  }
+}
+
+function clientAborted(cause: unknown): never {
+  throw new ClientAbortedError(cause);
+}
+
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
 
 /**
@@ -7,7 +39,8 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
  * `application/json` (415), larger than `maxBytes` (413, told by
  * Content-Length before anything is read, or by counting while streaming),
  * not UTF-8 or not JSON (400). The limit is enforced on the bytes received,
- * whatever the header claims.
+ * whatever the header claims. A body the client never finished sending is a
+ * `ClientAbortedError`.
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const contentType = request.headers.get("content-type");
@@ -35,7 +68,7 @@ async function readLimited(request: Request, maxBytes: number, declared: string 
   // whole, which a host can do without a stream (@hono/node-server reads the socket
   // directly; the stream costs about a tenth of a create). The count is still checked.
   if (declared !== null && /^\d+$/.test(declared)) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
+    const bytes = new Uint8Array(await request.arrayBuffer().catch(clientAborted));
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
     return bytes;
   }
@@ -44,7 +77,7 @@ async function readLimited(request: Request, maxBytes: number, declared: string 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(clientAborted);
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

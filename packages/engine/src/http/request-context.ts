@@ -3,6 +3,7 @@ import type { EngineLogger } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { EngineEnv } from "./engine-env.js";
 import { carriesItsRequestId } from "./json-response.js";
+import { CLIENT_CLOSED_REQUEST } from "./read-json-body.js";
 
 // A client-supplied id is reused when it is short and plain, so a trace spans both sides.
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -22,13 +23,15 @@ export function requestContext(logger: EngineLogger, randomUUID: RandomUUID): Mi
     if (!carriesItsRequestId(c.res)) c.res.headers.set("X-Request-Id", requestId);
     // c.get, not c.var: c.var copies every variable into a new object on each access.
     const caller = c.get("caller");
+    const status = c.res.status;
     logger.request?.({
       requestId,
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
+      status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...(caller ? { accountId: caller.accountId } : {}),
+      ...(status === CLIENT_CLOSED_REQUEST ? { clientAborted: true as const } : {}),
     });
   };
 }

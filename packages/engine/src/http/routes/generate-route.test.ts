@@ -286,3 +286,34 @@ describe("GET /api/gen/account", () => {
     expect(await response.json()).toEqual({ account_id: h.accountId, name: "default", credits: 1000 });
   });
 });
+
+describe("POST /api/gen/generate: a client that gives up mid-body", () => {
+  it("is answered 499, logged as a client abort, never as an error, and creates nothing", async () => {
+    const errors: string[] = [];
+    const statuses: { status: number; clientAborted?: true }[] = [];
+    const h = await createHarness({
+      logger: {
+        error: (message) => errors.push(message),
+        request: ({ status, clientAborted }) => statuses.push({ status, clientAborted }),
+      },
+    });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"prompt":"ha'));
+        controller.error(new Error("aborted"));
+      },
+    });
+    const response = await h.engine.app.fetch(
+      new Request("http://localhost/api/gen/generate", {
+        method: "POST",
+        headers: { authorization: `Bearer ${h.apiKey}`, "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(response.status).toBe(499);
+    expect(statuses).toEqual([{ status: 499, clientAborted: true }]);
+    expect(errors).toEqual([]);
+    expect(await h.engine.admin.listAccounts()).toMatchObject([{ credits: 1000 }]);
+  });
+});
