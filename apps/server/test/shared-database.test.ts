@@ -62,7 +62,9 @@ it("answers every request while another process writes to the same SQLite file",
     expect(statuses).toHaveLength(24 * 60);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
     expect(new Set(statuses)).toEqual(new Set([200]));
-    expect(server.logRecords().filter((record) => record.level === "error" || record.level === "fatal")).toEqual([]);
+    expect(
+      server.logRecords().filter((record) => record.level === "error" || record.level === "fatal"),
+    ).toEqual([]);
   } finally {
     await server.stop();
   }
