@@ -159,3 +159,94 @@ describe("loadConfig", () => {
     expect(defaultPublicUrl("::1", 9)).toBe("http://[::1]:9");
   });
 });
+
+describe("S3 video storage settings", () => {
+  const S3 = {
+    GENVIDEO_VIDEO_STORAGE: "s3://genvideo-videos/prod/renders/",
+    AWS_ACCESS_KEY_ID: "AKIAEXAMPLE",
+    AWS_SECRET_ACCESS_KEY: "secret-example",
+  };
+
+  it("stores videos as local files unless GENVIDEO_VIDEO_STORAGE says s3://", () => {
+    expect(loadConfig({}, "/x").videoStorage).toEqual({ kind: "local" });
+    expect(loadConfig({ GENVIDEO_VIDEO_STORAGE: "local" }, "/x").videoStorage).toEqual({ kind: "local" });
+  });
+
+  it("reads the bucket, the prefix, the endpoint, the region and the usual AWS credentials", () => {
+    const config = loadConfig(
+      {
+        ...S3,
+        GENVIDEO_S3_ENDPOINT: "http://127.0.0.1:9000/",
+        GENVIDEO_S3_REGION: "eu-west-3",
+        AWS_SESSION_TOKEN: "token",
+      },
+      "/x",
+    );
+    expect(config.videoStorage).toEqual({
+      kind: "s3",
+      location: { bucket: "genvideo-videos", prefix: "prod/renders/" },
+      endpoint: "http://127.0.0.1:9000",
+      region: "eu-west-3",
+      credentials: { accessKeyId: "AKIAEXAMPLE", secretAccessKey: "secret-example", sessionToken: "token" },
+    });
+  });
+
+  it("takes AWS_REGION when GENVIDEO_S3_REGION is unset, else us-east-1; a bucket alone has no prefix", () => {
+    const bare = loadConfig({ ...S3, GENVIDEO_VIDEO_STORAGE: "s3://bucket" }, "/x").videoStorage;
+    expect(bare).toMatchObject({
+      location: { bucket: "bucket", prefix: "" },
+      endpoint: undefined,
+      region: "us-east-1",
+    });
+    expect(loadConfig({ ...S3, AWS_REGION: "ap-south-1" }, "/x").videoStorage).toMatchObject({
+      region: "ap-south-1",
+    });
+  });
+
+  it("accepts a 7-day URL TTL, or a longer one that time scaling brings under 7 days of real time", () => {
+    expect(loadConfig({ ...S3, GENVIDEO_VIDEO_URL_TTL: "7d" }, "/x").videoUrlTtlSeconds).toBe(7 * 86_400);
+    expect(
+      loadConfig({ ...S3, GENVIDEO_VIDEO_URL_TTL: "30d", GENVIDEO_TIME_SCALE: "600" }, "/x").videoStorage
+        .kind,
+    ).toBe("s3");
+  });
+
+  it.each([
+    [
+      { ...S3, GENVIDEO_VIDEO_STORAGE: "gs://bucket" },
+      /^GENVIDEO_VIDEO_STORAGE must be local or s3:\/\/<bucket>\[\/<prefix>\], got "gs:\/\/bucket"$/,
+    ],
+    [{ ...S3, GENVIDEO_VIDEO_STORAGE: "s3://" }, /^GENVIDEO_VIDEO_STORAGE must be/],
+    [{ ...S3, GENVIDEO_VIDEO_STORAGE: "s3://b//x" }, /^GENVIDEO_VIDEO_STORAGE must be/],
+    [{ ...S3, AWS_ACCESS_KEY_ID: "" }, /^AWS_ACCESS_KEY_ID must be set/],
+    [{ ...S3, AWS_SECRET_ACCESS_KEY: " " }, /^AWS_SECRET_ACCESS_KEY must be set/],
+    [{ ...S3, GENVIDEO_S3_ENDPOINT: "minio:9000" }, /^GENVIDEO_S3_ENDPOINT must be an http\(s\) origin/],
+    [
+      { ...S3, GENVIDEO_S3_ENDPOINT: "http://h:9000/bucket" },
+      /^GENVIDEO_S3_ENDPOINT must be an http\(s\) origin/,
+    ],
+    [{ ...S3, GENVIDEO_S3_REGION: "EU West" }, /^GENVIDEO_S3_REGION must be a region name/],
+    [
+      { ...S3, GENVIDEO_VIDEO_URL_TTL: "8d" },
+      /^GENVIDEO_VIDEO_URL_TTL must be at most 7d of real time with s3:\/\/ video storage .*got "8d"$/,
+    ],
+    [
+      { ...S3, GENVIDEO_TIME_SCALE: "0.5" },
+      /^GENVIDEO_VIDEO_URL_TTL must be at most 7d .*got "7d" at GENVIDEO_TIME_SCALE=0.5$/,
+    ],
+    [
+      { GENVIDEO_S3_ENDPOINT: "http://127.0.0.1:9000" },
+      /^GENVIDEO_S3_ENDPOINT is set but GENVIDEO_VIDEO_STORAGE is not s3:/,
+    ],
+    [{ GENVIDEO_S3_REGION: "eu-west-1" }, /^GENVIDEO_S3_REGION is set but GENVIDEO_VIDEO_STORAGE is not s3:/],
+  ])("names the setting that is wrong: %o", (env, message) => {
+    expect(() => loadConfig(env, "/x")).toThrow(ConfigError);
+    expect(() => loadConfig(env, "/x")).toThrow(message);
+  });
+
+  it("never echoes the secret access key", () => {
+    expect(() => loadConfig({ ...S3, GENVIDEO_S3_ENDPOINT: "nope" }, "/x")).toThrow(
+      /^(?!.*secret-example).*$/,
+    );
+  });
+});

@@ -11,6 +11,7 @@ import {
 } from "@genvideo/schema";
 import { parseDuration } from "./cli/duration.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./video/local-video-storage.js";
+import { MAX_PRESIGNED_SECONDS, type S3Credentials, type S3Location } from "./video/s3-video-storage.js";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -20,6 +21,18 @@ export type DatabaseLocation = { kind: "sqlite"; path: string };
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** Where videos live: files under the data directory, or an S3-compatible bucket every machine reaches. */
+export type VideoStorageSetting =
+  | { kind: "local" }
+  | {
+      kind: "s3";
+      location: S3Location;
+      /** Absent: AWS S3 itself. */
+      endpoint: string | undefined;
+      region: string;
+      credentials: S3Credentials;
+    };
 
 export interface RateLimitSettings {
   enabled: boolean;
@@ -48,6 +61,8 @@ export interface ServerConfig {
   unsafeWords: string[];
   /** `synthetic`: real renders that follow the request; `fixture`: one tiny fixed MP4 (load tests, CI). */
   renderer: "synthetic" | "fixture";
+  /** GENVIDEO_VIDEO_STORAGE: local files (default) or `s3://bucket/prefix`. */
+  videoStorage: VideoStorageSetting;
   /** Videos last written longer ago than this (wall-clock ms) are deleted by the retention sweep. */
   videoRetentionMs: number;
   /** How long a `video_url` stays valid, in seconds of service time. */
@@ -82,6 +97,17 @@ export function loadConfig(
   const port = integerSetting(env, "PORT", 8787, 0, 65_535);
   const host = env.HOST?.trim() || "127.0.0.1";
   const dataDir = resolve(baseDirectory, env.GENVIDEO_DATA_DIR?.trim() || "./.genvideo");
+  const timeScale = timeScaleSetting(env);
+  // `expires` in a video URL is in whole seconds.
+  const videoUrlTtlSeconds = Math.ceil(
+    durationSetting(
+      env,
+      "GENVIDEO_VIDEO_URL_TTL",
+      DEFAULT_URL_TTL_SECONDS * SECOND_MS,
+      SECOND_MS,
+      3650 * DAY_MS,
+    ) / SECOND_MS,
+  );
   return {
     port,
     host,
@@ -90,7 +116,7 @@ export function loadConfig(
     publicUrl: publicUrlSetting(env),
     bootstrapApiKey: bootstrapApiKeySetting(env),
     bootstrapWebhookSecret: bootstrapWebhookSecretSetting(env),
-    timeScale: timeScaleSetting(env),
+    timeScale,
     allowInsecureCallbacks: booleanSetting(env, "GENVIDEO_ALLOW_INSECURE_CALLBACKS", false),
     rateLimits: rateLimitSetting(env),
     workers: integerSetting(env, "GENVIDEO_WORKERS", 2, 1, 256),
@@ -107,16 +133,8 @@ export function loadConfig(
       SECOND_MS,
       3650 * DAY_MS,
     ),
-    // `expires` in a video URL is in whole seconds.
-    videoUrlTtlSeconds: Math.ceil(
-      durationSetting(
-        env,
-        "GENVIDEO_VIDEO_URL_TTL",
-        DEFAULT_URL_TTL_SECONDS * SECOND_MS,
-        SECOND_MS,
-        3650 * DAY_MS,
-      ) / SECOND_MS,
-    ),
+    videoStorage: videoStorageSetting(env, videoUrlTtlSeconds, timeScale),
+    videoUrlTtlSeconds,
     videoSweepIntervalMs: durationSetting(env, "GENVIDEO_VIDEO_SWEEP_INTERVAL", 10 * 60_000, 100, DAY_MS),
     webhookAttemptTimeoutMs: integerSetting(
       env,
@@ -133,6 +151,99 @@ function rendererSetting(env: Environment): ServerConfig["renderer"] {
   if (!raw || raw === "synthetic") return "synthetic";
   if (raw === "fixture") return "fixture";
   throw new ConfigError(`GENVIDEO_RENDERER must be synthetic or fixture, got "${env.GENVIDEO_RENDERER}"`);
+}
+
+const S3_SETTINGS = ["GENVIDEO_S3_ENDPOINT", "GENVIDEO_S3_REGION"] as const;
+
+/**
+ * GENVIDEO_VIDEO_STORAGE and the S3 settings that go with it. An object store
+ * checks a presigned URL's expiry on its own clock, in real time, and takes
+ * at most 7 days: the TTL, in service time, must fit once scaled.
+ */
+function videoStorageSetting(env: Environment, ttlSeconds: number, timeScale: number): VideoStorageSetting {
+  const raw = env.GENVIDEO_VIDEO_STORAGE?.trim();
+  if (!raw || raw === "local") {
+    const stray = S3_SETTINGS.find((name) => env[name]?.trim());
+    if (stray) {
+      throw new ConfigError(`${stray} is set but GENVIDEO_VIDEO_STORAGE is not s3://<bucket>/<prefix>`);
+    }
+    return { kind: "local" };
+  }
+  // Bucket names as S3-compatible services allow them (AWS is stricter; it refuses what it does not take).
+  const match = /^s3:\/\/([A-Za-z0-9][A-Za-z0-9._-]{1,254})(?:\/(.*))?$/.exec(raw);
+  const bucket = match?.[1];
+  const prefix = (match?.[2] ?? "").replace(/\/+$/, "");
+  if (!bucket || prefix.startsWith("/") || prefix.includes("//")) {
+    throw new ConfigError(`GENVIDEO_VIDEO_STORAGE must be local or s3://<bucket>[/<prefix>], got "${raw}"`);
+  }
+  if (Math.ceil(ttlSeconds / timeScale) > MAX_PRESIGNED_SECONDS) {
+    const scaled = timeScale === 1 ? "" : ` at GENVIDEO_TIME_SCALE=${timeScale}`;
+    throw new ConfigError(
+      `GENVIDEO_VIDEO_URL_TTL must be at most 7d of real time with s3:// video storage (the longest a presigned URL lives), got "${env.GENVIDEO_VIDEO_URL_TTL?.trim() || "7d"}"${scaled}`,
+    );
+  }
+  return {
+    kind: "s3",
+    location: { bucket, prefix: prefix ? `${prefix}/` : "" },
+    endpoint: s3EndpointSetting(env),
+    region: s3RegionSetting(env),
+    credentials: awsCredentialsSetting(env),
+  };
+}
+
+function s3EndpointSetting(env: Environment): string | undefined {
+  const raw = env.GENVIDEO_S3_ENDPOINT?.trim();
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.pathname !== "/" ||
+    url.search ||
+    url.hash ||
+    url.username
+  ) {
+    throw new ConfigError(
+      `GENVIDEO_S3_ENDPOINT must be an http(s) origin such as https://minio.example.com:9000, got "${raw}"`,
+    );
+  }
+  return url.origin;
+}
+
+/** GENVIDEO_S3_REGION, else the AWS SDKs' own variables, else us-east-1 (what most S3-compatible services expect). */
+function s3RegionSetting(env: Environment): string {
+  const name = ["GENVIDEO_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"].find((key) => env[key]?.trim());
+  const raw = name ? (env[name] ?? "").trim() : "us-east-1";
+  if (!/^[a-z0-9-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`${name} must be a region name such as eu-west-1 or auto, got "${raw}"`);
+  }
+  return raw;
+}
+
+function awsCredentialsSetting(env: Environment): S3Credentials {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  for (const [name, value] of [
+    ["AWS_ACCESS_KEY_ID", accessKeyId],
+    ["AWS_SECRET_ACCESS_KEY", secretAccessKey],
+  ] as const) {
+    if (!value) {
+      throw new ConfigError(
+        `${name} must be set: GENVIDEO_VIDEO_STORAGE=s3://... signs with the AWS credentials`,
+      );
+    }
+  }
+  const sessionToken = env.AWS_SESSION_TOKEN?.trim();
+  return {
+    accessKeyId: accessKeyId as string,
+    secretAccessKey: secretAccessKey as string,
+    ...(sessionToken ? { sessionToken } : {}),
+  };
 }
 
 /** The URL clients reach the server at when GENVIDEO_PUBLIC_URL is not set. */

@@ -5,7 +5,6 @@
  * listens and the first sweep has run; `close()` is the graceful shutdown.
  */
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { createEngine, type Engine, type Renderer } from "@genvideo/engine";
 import { WEBHOOK_CONNECT_TIMEOUT_MS } from "@genvideo/schema";
 import { serve } from "@hono/node-server";
@@ -14,13 +13,13 @@ import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import type { Logger } from "../http/logger.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
-import { createRetentionSweeper, LocalVideoStorage } from "../video/index.js";
+import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js";
 import { createWebhookTransport } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { createFixtureRenderer } from "./fixture-renderer.js";
-import { videoSigningKey } from "./host-secrets.js";
 import { createRequestHandler } from "./request-handler.js";
+import { openVideoStorage } from "./video-storage.js";
 
 export interface NodeHost {
   url: string;
@@ -75,12 +74,10 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const url = defaultPublicUrl(config.host, port);
   const publicUrl = config.publicUrl ?? url;
 
-  const storage = new LocalVideoStorage({
-    dir: join(config.dataDir, "videos"),
-    publicUrl,
-    signingKey: await videoSigningKey(db),
-    ttlSeconds: config.videoUrlTtlSeconds,
-    retentionMs: config.videoRetentionMs,
+  const { storage, served } = await openVideoStorage(config, publicUrl, db).catch(async (error: unknown) => {
+    server.close();
+    await store.close();
+    throw error;
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
   // One transport: the sender and the creation-time URL check share the flag and the resolver.
@@ -109,7 +106,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
   await retention.sweepNow();
 
-  handler = createRequestHandler({ engine, storage, db, clock, logger, accepting: () => accepting });
+  handler = createRequestHandler({ engine, videos: served, db, clock, logger, accepting: () => accepting });
   let lastPersist = 0;
   const worker = startWorkerLoop(engine, {
     intervalMs: TICK_INTERVAL_MS,
@@ -146,7 +143,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
 /** The configured renderer, and the startup line that says how it makes frames. */
 function createRenderer(
   config: ServerConfig,
-  storage: LocalVideoStorage,
+  storage: VideoFileStorage,
   logger: Logger,
 ): { renderer: Renderer; logRenderer: () => void } {
   if (config.renderer === "fixture") {

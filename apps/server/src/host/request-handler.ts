@@ -11,11 +11,12 @@ import { hostRoutes } from "../http/host-routes.js";
 import type { Logger } from "../http/logger.js";
 import { openApiDocument } from "../http/openapi-document.js";
 import type { Database } from "../store/tables.js";
-import { type LocalVideoStorage, videoRoutes } from "../video/index.js";
+import { type ServedVideoStorage, videoRoutes } from "../video/index.js";
 
 export interface RequestHandlerOptions {
   engine: Engine;
-  storage: LocalVideoStorage;
+  /** Videos this process serves at `/videos/` (local files); an object store serves its own. */
+  videos: ServedVideoStorage | undefined;
   db: Kysely<Database>;
   clock: ServiceClock;
   logger: Logger;
@@ -28,7 +29,7 @@ export function createRequestHandler(
   options: RequestHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const host = hostRoutes({ db: options.db, openApiDocument, accepting: options.accepting });
-  const videos = videoRoutes(options.storage, { now: () => options.clock.now() });
+  const videos = options.videos && videoRoutes(options.videos, { now: () => options.clock.now() });
   const engineFetch = options.engine.app.fetch;
 
   return async (request) => {
@@ -39,7 +40,7 @@ export function createRequestHandler(
     const path = url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
     if (path.startsWith("/api/")) return engineFetch(request);
     if (HOST_PATHS.has(path)) return logged(host, request, path, options.logger);
-    if (path.startsWith("/videos/")) return logged(videos, request, path, options.logger);
+    if (videos && path.startsWith("/videos/")) return logged(videos, request, path, options.logger);
     return engineFetch(request);
   };
 }

@@ -1,11 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { copyFile, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
+import {
+  deleteFilesOlderThan,
+  deletePartialsOlderThan,
+  removeFile,
+  STALE_STAGING_MS,
+  stagingFile,
+} from "./staging-files.js";
 import { type UrlCheck, UrlSigner } from "./url-signature.js";
-import type { OpenedVideo, StoredVideoInfo, VideoFileStorage } from "./video-file-storage.js";
+import type { OpenedVideo, ServedVideoStorage, StoredVideoInfo, VideoSweep } from "./video-file-storage.js";
 
 export const DEFAULT_URL_TTL_SECONDS: number = VIDEO_URL_TTL_MS / 1000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -23,21 +30,10 @@ export interface LocalVideoStorageOptions {
   retentionMs?: number;
 }
 
-/** What one retention sweep deleted. */
-export interface VideoSweep {
-  /** Tasks whose video was deleted; their URLs now answer 404. */
-  taskIds: string[];
-  /** Staging files of renders that never finished. */
-  partials: number;
-}
-
 /** Task ids are UUIDs; anything else is refused before it can become a path. */
 const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const STAGING = ".staging";
 /** Tasks whose last URL is remembered (see `#lastSigned`); past this the memory starts over. */
 const RECENTLY_SIGNED = 4096;
-/** A staging file untouched this long belongs to no render in progress (ffmpeg writes it every few seconds). */
-const STALE_STAGING_MS = 60 * 60 * 1000;
 
 function etagOf(size: number, modifiedAt: number): string {
   return `"${size.toString(16)}-${Math.floor(modifiedAt).toString(16)}"`;
@@ -48,7 +44,7 @@ function etagOf(size: number, modifiedAt: number): string {
  * written kept in `.staging/` on the same file system so `put` is an atomic
  * rename: a download never sees half a video.
  */
-export class LocalVideoStorage implements VideoFileStorage {
+export class LocalVideoStorage implements ServedVideoStorage {
   readonly dir: string;
   readonly publicUrl: string;
   readonly ttlSeconds: number;
@@ -99,10 +95,8 @@ export class LocalVideoStorage implements VideoFileStorage {
     return this.#signer.check(taskId, expires, signature, Math.floor(now / 1000));
   }
 
-  async stagingPath(taskId: string): Promise<string> {
-    const staging = join(this.dir, STAGING);
-    await mkdir(staging, { recursive: true });
-    return join(staging, `${this.keyForTask(taskId)}.${randomUUID()}.partial`);
+  stagingPath(taskId: string): Promise<string> {
+    return stagingFile(this.dir, this.keyForTask(taskId));
   }
 
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
@@ -122,10 +116,8 @@ export class LocalVideoStorage implements VideoFileStorage {
     return { videoKey };
   }
 
-  async discard(path: string): Promise<void> {
-    await unlink(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-    });
+  discard(path: string): Promise<void> {
+    return removeFile(path);
   }
 
   #pathOf(videoKey: string): string | undefined {
@@ -178,8 +170,8 @@ export class LocalVideoStorage implements VideoFileStorage {
   }
 
   async deleteOlderThan(time: number): Promise<number> {
-    const videos = await this.#deleteIn(this.dir, ".mp4", time);
-    return videos.length + (await this.#deletePartials(time));
+    const videos = await deleteFilesOlderThan(this.dir, ".mp4", time);
+    return videos.length + (await deletePartialsOlderThan(this.dir, time));
   }
 
   /**
@@ -190,30 +182,11 @@ export class LocalVideoStorage implements VideoFileStorage {
    * even under a retention of seconds. Returns the task ids whose video went.
    */
   async sweep(now: number = Date.now()): Promise<VideoSweep> {
-    const videos = await this.#deleteIn(this.dir, ".mp4", now - this.retentionMs);
-    const partials = await this.#deletePartials(now - Math.max(this.retentionMs, STALE_STAGING_MS));
+    const videos = await deleteFilesOlderThan(this.dir, ".mp4", now - this.retentionMs);
+    const partials = await deletePartialsOlderThan(
+      this.dir,
+      now - Math.max(this.retentionMs, STALE_STAGING_MS),
+    );
     return { taskIds: videos.map((name) => name.slice(0, -".mp4".length)), partials };
-  }
-
-  /** Unfinished files: renders in `.staging/`, and copies in from another file system (`put`). */
-  async #deletePartials(time: number): Promise<number> {
-    const staged = await this.#deleteIn(join(this.dir, STAGING), ".partial", time);
-    const copies = await this.#deleteIn(this.dir, ".partial", time);
-    return staged.length + copies.length;
-  }
-
-  /** Deletes the files named `*<suffix>` in `folder` last written before `time`; returns their names. */
-  async #deleteIn(folder: string, suffix: string, time: number): Promise<string[]> {
-    const deleted: string[] = [];
-    const names = await readdir(folder).catch(() => [] as string[]);
-    for (const name of names) {
-      if (!name.endsWith(suffix)) continue;
-      const path = join(folder, name);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile() || info.mtimeMs >= time) continue;
-      await this.discard(path);
-      deleted.push(name);
-    }
-    return deleted;
   }
 }

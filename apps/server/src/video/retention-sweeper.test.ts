@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../http/logger.js";
-import type { VideoSweep } from "./local-video-storage.js";
 import { createRetentionSweeper } from "./retention-sweeper.js";
+import type { VideoSweep } from "./video-file-storage.js";
 
 function recordingLogger() {
   const lines: Record<string, unknown>[] = [];

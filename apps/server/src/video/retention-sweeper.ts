@@ -5,7 +5,7 @@
  * one at a time; `stop()` waits for the one in flight.
  */
 import type { Logger } from "../http/logger.js";
-import type { VideoSweep } from "./local-video-storage.js";
+import type { VideoSweep } from "./video-file-storage.js";
 
 export interface SweepableStorage {
   readonly retentionMs: number;

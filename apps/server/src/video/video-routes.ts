@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { matchesNoneMatch, parseRange } from "./byte-range.js";
-import type { VideoFileStorage } from "./video-file-storage.js";
+import type { ServedVideoStorage } from "./video-file-storage.js";
 
 export interface VideoRoutesOptions {
   /**
@@ -29,7 +29,7 @@ const MESSAGES = {
  * const storage = new LocalVideoStorage({ dir, publicUrl, signingKey });
  * app.route("/", videoRoutes(storage, { now: () => clock.now() }));
  */
-export function videoRoutes(storage: VideoFileStorage, options: VideoRoutesOptions = {}): Hono {
+export function videoRoutes(storage: ServedVideoStorage, options: VideoRoutesOptions = {}): Hono {
   const now = options.now ?? Date.now;
   const app = new Hono();
 

@@ -1,0 +1,49 @@
+/**
+ * The local files a render goes through before its video is stored: every
+ * storage (a directory or an object store) has the renderer write into
+ * `.staging/` under its local directory first, so a download never sees half
+ * a video, and a crash leaves only `.partial` files for the sweep to remove.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+
+const STAGING = ".staging";
+/** A staging file untouched this long belongs to no render in progress (ffmpeg writes it every few seconds). */
+export const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/** A fresh path in `dir/.staging/` for the file that becomes `videoKey`; creates the folder. */
+export async function stagingFile(dir: string, videoKey: string): Promise<string> {
+  const staging = join(dir, STAGING);
+  await mkdir(staging, { recursive: true });
+  return join(staging, `${videoKey}.${randomUUID()}.partial`);
+}
+
+/** Removes a file, ignoring one that is already gone. */
+export async function removeFile(path: string): Promise<void> {
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+}
+
+/** Deletes the `.partial` files in `dir/.staging/` and in `dir` last written before `time`; returns how many. */
+export async function deletePartialsOlderThan(dir: string, time: number): Promise<number> {
+  const staged = await deleteFilesOlderThan(join(dir, STAGING), ".partial", time);
+  const copies = await deleteFilesOlderThan(dir, ".partial", time);
+  return staged.length + copies.length;
+}
+
+/** Deletes the files named `*<suffix>` in `folder` last written before `time`; returns their names. */
+export async function deleteFilesOlderThan(folder: string, suffix: string, time: number): Promise<string[]> {
+  const deleted: string[] = [];
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.endsWith(suffix)) continue;
+    const path = join(folder, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile() || info.mtimeMs >= time) continue;
+    await removeFile(path);
+    deleted.push(name);
+  }
+  return deleted;
+}
