@@ -16,10 +16,12 @@ const CLIENT_ABORTED = Symbol.for("genvideo.ClientAbortedError");
  */
 export class ClientAbortedError extends Error {
   override name = "ClientAbortedError";
-  readonly [CLIENT_ABORTED] = true;
+  readonly clientAborted: true = true;
 
   constructor(cause: unknown) {
     super("the client closed the connection before the request body was whole", { cause });
+    // A symbol brand instead of instanceof: it survives duplicate copies of this package.
+    Object.defineProperty(this, CLIENT_ABORTED, { value: true });
   }
 
   /** True for a ClientAbortedError from any copy of this package. */
