@@ -1,6 +1,6 @@
 /**
- * Reads the server's settings from the environment (DESIGN.md, "operating
- * contract"). A bad value stops the start with one line naming the setting,
+ * Reads the server's settings from the environment (the server README's
+ * "Settings" table is the list of record). A bad value stops the start with one line naming the setting,
  * so the operator never has to guess which of a dozen variables is wrong.
  */
 import { isAbsolute, resolve } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The wire contract's refusals, through real HTTP: every auth error body of
- * spec section 5 and every rejection code of DESIGN.md, each with its body.
+ * docs/api.md#authentication and every code of docs/api.md#errors, each with its body.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";

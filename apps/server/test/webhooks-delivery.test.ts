@@ -1,7 +1,7 @@
 /**
  * Webhook delivery through the real server (child process, SQLite, the
  * undici sender) to real loopback receivers. Service time runs 600x, so the
- * 30 s retry spacing is 50 ms; network timeouts do not scale (DESIGN.md), so
+ * 30 s retry spacing is 50 ms; network timeouts do not scale (docs/webhooks.md#the-retry-schedule), so
  * the attempt deadline itself is tested with a shortened deadline in
  * webhooks-timeout.test.ts (and the full 30 s at the sender level,
  * src/webhooks/webhook-sender.test.ts); here, receivers that never answer
@@ -111,7 +111,7 @@ describe("what arrives", () => {
       expect(status).toMatchObject({ status: "failed", message: code });
       expect(payload).toEqual({ success: false, message: code, task_id: taskId, video_url: null });
     }
-    // ...with the fields in the order of spec 2.4, and the bytes signed are the bytes sent.
+    // ...with the fields in the documented order (docs/api.md#webhooks), and the bytes signed are the bytes sent.
     expect(Object.keys(JSON.parse(request!.body))).toEqual(["success", "message", "task_id", "video_url"]);
     const event = await settledEvent(server, taskId);
     expect(event).toMatchObject({ id: request!.headers["webhook-id"], state: "delivered", attempt_count: 1 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { httpsOnlyCallbackUrl, resolveEngineConfig } from "./config.js";
 
 describe("resolveEngineConfig", () => {
-  it("fills in the defaults of DESIGN.md", () => {
+  it("fills in the documented defaults", () => {
     const config = resolveEngineConfig();
     expect(config).toMatchObject({
       generationMs: 60_000,

@@ -11,7 +11,7 @@ import { checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
 
 /**
  * The engine's settings. Hosts pass a partial config; everything left out
- * takes the defaults of DESIGN.md. Durations are service-time milliseconds
+ * takes the defaults listed in the engine README ("Configuration"). Durations are service-time milliseconds
  * unless the name says otherwise.
  */
 

@@ -250,7 +250,7 @@ export interface Renderer {
 
 /** Where rendered videos live and how a client downloads them. */
 export interface VideoStorage {
-  /** The signed `video_url` for a stored video (see DESIGN.md: expires, signature). */
+  /** The signed `video_url` for a stored video (docs/api.md#task-status: expires, signature). */
   signedUrl(videoKey: string, taskId: string, now: number): Promise<string>;
 }
 

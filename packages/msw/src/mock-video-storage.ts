@@ -1,6 +1,6 @@
 import { bytesToBase64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes, type VideoStorage } from "@genvideo/engine";
 
-/** How long a `video_url` works, as on the reference server (DESIGN.md: 7 days). */
+/** How long a `video_url` works, as on the reference server (docs/api.md#task-status: 7 days). */
 const VIDEO_URL_LIFETIME_SECONDS = 7 * 24 * 3600;
 const VIDEO_FILE = /^\/videos\/([A-Za-z0-9_-]{1,128})\.mp4$/;
 const encoder = new TextEncoder();

@@ -26,7 +26,7 @@ export interface RecordedWebhook {
   toRequest(): Request;
 }
 
-/** Bodies of receiver responses read at most (DESIGN.md: 64 KiB), so a huge reply can't stall the mock. */
+/** Bodies of receiver responses read at most (docs/webhooks.md#delivery-and-retries: 64 KiB), so a huge reply can't stall the mock. */
 const RESPONSE_READ_LIMIT = 64 * 1024;
 
 /**

@@ -284,7 +284,7 @@ describe("msw integration", () => {
     expect(mock.requests).toHaveLength(1);
   });
 
-  it("accepts the configured keys only, with the spec's 401 bodies", async () => {
+  it("accepts the configured keys only, with the documented 401 bodies", async () => {
     const keyed = createGenVideoMock({
       baseUrl: "https://keys.genvideo.test",
       apiKeys: ["first_key_0123456789abc", "second_key_0123456789ab"],

@@ -1,6 +1,6 @@
 /**
- * Error codes, their HTTP statuses and the exact auth messages (DESIGN.md "Auth errors",
- * "Codes and statuses"). Plain constants, no zod: a server or client importing them pulls in nothing else.
+ * Error codes, their HTTP statuses and the exact auth messages (docs/api.md#errors and
+ * #authentication). Plain constants, no zod: a server or client importing them pulls in nothing else.
  */
 
 /** Every error code with the HTTP status it is sent with. */
@@ -44,7 +44,7 @@ export const HTTP_REASON_PHRASES = {
   500: "Internal Server Error",
 } as const satisfies Record<ErrorStatus | 401, string>;
 
-/** The exact messages of the three authentication failures (spec section 5), sent with HTTP 401. */
+/** The exact messages of the three authentication failures (docs/api.md#authentication), sent with HTTP 401. */
 export const AUTH_ERROR_MESSAGES = {
   invalidApiKey: "Invalid API key",
   missingAuthorization: "Authorization header required",

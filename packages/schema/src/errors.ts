@@ -1,6 +1,6 @@
 /**
- * Schemas of the error bodies (DESIGN.md "Auth errors", "Other errors").
- * Auth errors keep the spec's exact two-field shape; every other error names a code.
+ * Schemas of the error bodies (docs/api.md#authentication and #errors).
+ * Auth errors keep their exact two-field shape; every other error names a code.
  */
 import * as z from "zod/mini";
 import { AUTH_ERROR_MESSAGES, type AuthErrorMessage, ERROR_CODES, type ErrorCode } from "./error-codes.js";

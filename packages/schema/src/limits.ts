@@ -1,5 +1,5 @@
 /**
- * The numbers of the contract (DESIGN.md "Values", "Webhook delivery", "Idempotency", "Rate limits").
+ * The numbers of the contract (docs/api.md#limits, with #idempotency, #rate-limits and #webhooks).
  * One constant each, so that a consumer importing one of them pulls in nothing else.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The create request (DESIGN.md "Request forms" and "Values"): three forms in one flat object,
+ * The create request (docs/api.md#request-forms and #fields): three forms in one flat object,
  * every refusal reported with the field's path and a sentence a person understands.
  */
 import * as z from "zod/mini";

@@ -105,7 +105,7 @@ describe("webhook payload", () => {
 });
 
 describe("error codes and bodies", () => {
-  it("maps every code of DESIGN.md to its status", () => {
+  it("maps every documented code to its status", () => {
     expect(ERROR_CODES).toEqual({
       INVALID_REQUEST: 400,
       INVALID_CALLBACK_URL: 400,
@@ -121,7 +121,7 @@ describe("error codes and bodies", () => {
     for (const status of Object.values(ERROR_CODES)) expect(HTTP_REASON_PHRASES[status]).toBeTypeOf("string");
   });
 
-  it("keeps the spec's three auth messages word for word", () => {
+  it("keeps the three documented auth messages word for word", () => {
     expect(Object.values(AUTH_ERROR_MESSAGES)).toEqual([
       "Invalid API key",
       "Authorization header required",

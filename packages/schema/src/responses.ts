@@ -19,7 +19,7 @@ export const CreateTaskResponseSchema = z.object({
 });
 export type CreateTaskResponse = z.infer<typeof CreateTaskResponseSchema>;
 
-// Extensions every status may carry (DESIGN.md "Status body").
+// Extensions every status may carry (docs/api.md#task-status).
 const statusExtensions = {
   /** Percent done, 0 to 100. */
   progress: z.optional(z.number().check(z.minimum(0), z.maximum(100))),

@@ -1,4 +1,4 @@
-/** The webhook request body (spec 2.4). */
+/** The webhook request body (docs/api.md#webhooks). */
 import * as z from "zod/mini";
 import { FAILURE_CODES } from "./catalog.js";
 import { TaskIdString, UrlString } from "./wire-strings.js";

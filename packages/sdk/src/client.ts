@@ -108,7 +108,7 @@ export class GenVideo {
   constructor(options: GenVideoOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
       throw new GenVideoError(
-        "GenVideo refuses to run in a browser: the API key would be readable by every visitor (spec section 5). " +
+        "GenVideo refuses to run in a browser: the API key would be readable by every visitor. " +
           "Call the API from your server, or pass dangerouslyAllowBrowser: true if the key is scoped for it.",
       );
     }

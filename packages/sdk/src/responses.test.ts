@@ -38,7 +38,7 @@ const statuses: [string, unknown, "both" | "neither" | "sdk only"][] = [
   ["a numeric message", { ...base, status: "queued", message: 5 }, "neither"],
   ["a text progress", { ...base, status: "queued", progress: "5" }, "neither"],
   ["null", null, "neither"],
-  // Tolerated on purpose: DESIGN.md asks clients to treat an unknown status as not finished,
+  // Tolerated on purpose: docs/api.md#task-status asks clients to treat an unknown status as not finished,
   // and a failure code added later must still reach the caller as a TaskFailedError.
   ["an unknown status", { ...base, status: "warming_up" }, "sdk only"],
   [

@@ -8,9 +8,9 @@ import type {
 
 // Types come from @genvideo/schema; field names stay as on the wire (snake_case). Its zod schemas
 // are not used at run time: they would add about 5 KB min+gzip to a bundle whose whole budget is
-// 16 KB, and they refuse statuses and failure codes a newer service may add, which DESIGN.md asks
-// clients to tolerate. The small validators below check what the SDK relies on; `responses.test.ts`
-// holds them to the schema package's verdicts.
+// 16 KB, and they refuse statuses and failure codes a newer service may add, which
+// docs/api.md#task-status asks clients to tolerate. The small validators below check what the SDK
+// relies on; `responses.test.ts` holds them to the schema package's verdicts.
 
 /**
  * Body of a create request: text (`prompt`), frame-to-frame (`start_frame` and `end_frame`) or
@@ -166,7 +166,7 @@ export function parseCreateTaskResponse(value: unknown): Parsed<CreateTaskRespon
     : { issue: "success: not true" };
 }
 
-/** Checks a status response; unknown statuses pass, as DESIGN.md asks clients to tolerate them. */
+/** Checks a status response; unknown statuses pass, as docs/api.md#task-status asks clients to tolerate them. */
 export function parseTaskStatus(value: unknown): Parsed<TaskStatusResponse> {
   return isValidStatus(value) ? { value: value as unknown as TaskStatusResponse } : checkTaskStatus(value);
 }

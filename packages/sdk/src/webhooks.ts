@@ -46,7 +46,7 @@ export interface VerifyWebhookOptions {
   tolerance?: number;
   /** The current time, as a `Date` or milliseconds since the epoch. Default: `Date.now()`. */
   now?: Date | number;
-  /** Rejects an authentic webhook about another task (spec 6: receivers should check task_id). */
+  /** Rejects an authentic webhook about another task (docs/webhooks.md: a receiver should check task_id). */
   expectedTaskId?: string;
 }
 

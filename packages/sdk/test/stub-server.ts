@@ -1,5 +1,5 @@
 /// <reference types="node" />
-// A small loopback stand-in for the service, following DESIGN.md's contract closely enough to
+// A small loopback stand-in for the service, following docs/api.md closely enough to
 // drive the SDK over real sockets: auth, idempotency, scenario markers in the prompt, statuses
 // that advance with each read, and Standard Webhooks signed callbacks.
 import { randomUUID } from "node:crypto";

@@ -174,7 +174,7 @@ async function referenceFrames(prompt: string, images: string[], plan: FramePlan
   };
 }
 
-/** Picks the animation for the request form (DESIGN.md: text, frame-to-frame, reference). */
+/** Picks the animation for the request form (docs/api.md#request-forms: text, frame-to-frame, reference). */
 export function framesFor(request: GenerationRequest, plan: FramePlan): Promise<FrameSource> {
   if (request.start_frame && request.end_frame) {
     return frameToFrameFrames(request.start_frame, request.end_frame, plan);

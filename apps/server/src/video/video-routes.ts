@@ -20,7 +20,7 @@ const MESSAGES = {
 
 /**
  * `GET`/`HEAD /videos/:task_id.mp4?expires=&signature=`: the signed download
- * of DESIGN.md, without an Authorization header. The signature is checked
+ * (docs/api.md#task-status), without an Authorization header. The signature is checked
  * first, so an unsigned request learns nothing, not even whether the video
  * exists. Supports single byte ranges (206/416), ETag revalidation (304) and
  * `If-Range`, which is what browsers' `<video>` and download tools use.

@@ -1,6 +1,6 @@
 /**
  * The server's `WebhookSender`: one POST per attempt on undici, with the
- * delivery rules of DESIGN.md ("Webhook delivery", "Callback targets"):
+ * rules of docs/webhooks.md#delivery-and-retries and #which-callback-urls-are-accepted:
  * connect within 10 s, the whole attempt within 30 s, no redirects, at most
  * 64 KiB of the response read, and only public unicast targets, checked at
  * connection time on the very address connected to.

@@ -73,7 +73,7 @@ export function internalErrorBody(
   };
 }
 
-/** The three auth refusals of spec section 5, word for word, by cause. */
+/** The three auth refusals of docs/api.md#authentication, word for word, by cause. */
 export const AUTH_MESSAGES: {
   readonly missing: typeof AUTH_ERROR_MESSAGES.missingAuthorization;
   readonly malformed: typeof AUTH_ERROR_MESSAGES.malformedAuthorization;

@@ -5,8 +5,8 @@ import { createHarness } from "../testing/test-harness.js";
 
 const unauthorized = (message: string) => ({ error: "Unauthorized", message });
 
-describe("authentication (spec section 5)", () => {
-  it("answers a missing header with exactly the spec body", async () => {
+describe("authentication (docs/api.md#authentication)", () => {
+  it("answers a missing header with exactly the documented body", async () => {
     const h = await createHarness();
     const response = await h.call("GET", "/api/gen/account", { key: null });
     expect(response.status).toBe(401);

@@ -4,7 +4,7 @@ import { BASE62_ALPHABET, randomBase62, sha256, sha256Hex } from "../crypto/web-
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const GENERATED_KEY = /^gen_sk_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
-/** What an operator may supply as a bootstrap key (DESIGN.md operating contract). */
+/** What an operator may supply as a bootstrap key (`GENVIDEO_BOOTSTRAP_API_KEY` in the server README). */
 const SUPPLIED_KEY = /^[A-Za-z0-9_-]{20,255}$/;
 
 /**

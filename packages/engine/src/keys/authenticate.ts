@@ -73,8 +73,8 @@ export async function callerByKeyHash(
 }
 
 /**
- * Resolves an Authorization header to a caller, in the order of spec section
- * 5: missing header, then malformed, then a key that is not live. Revocation
+ * Resolves an Authorization header to a caller, in the order of
+ * docs/api.md#authentication: missing header, then malformed, then a key that is not live. Revocation
  * and expiry are read on every request.
  */
 export async function authenticate(

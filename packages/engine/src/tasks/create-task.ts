@@ -6,7 +6,7 @@ import type { RandomUUID } from "../ids.js";
 import type { Store, TaskRecord } from "../ports.js";
 import { scenarioOf } from "./scenario.js";
 
-/** The create response of spec 2.2 (HTTP 200). */
+/** The create response (HTTP 200, docs/api.md#response). */
 export interface CreateTaskBody {
   success: true;
   message: typeof TASK_CREATED_MESSAGE;

@@ -10,7 +10,7 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Reads the scenario a prompt asks for (DESIGN.md operating contract):
+ * Reads the scenario a prompt asks for (docs/testing.md#scenario-markers):
  * `[[fail:UNSAFE_CONTENT]]`, `[[fail:GENERATION_FAILED]]`, `[[timeout]]`,
  * `[[delay:90s]]` (ms, s, m or h), and words of the unsafe list, matched as
  * whole words regardless of case. Markers combine (`[[fail:...]] [[delay:5s]]`

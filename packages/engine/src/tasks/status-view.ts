@@ -11,7 +11,7 @@ interface StatusBodyCommon {
 }
 
 /**
- * The status body of DESIGN.md, one shape per status: `video_url` is absent
+ * The status body of docs/api.md#task-status, one shape per status: `video_url` is absent
  * while the task is active, a URL once completed and null once failed. A
  * completed body without a URL cannot be written down.
  */
