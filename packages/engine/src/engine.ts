@@ -6,6 +6,7 @@ import { createHttpApp } from "./http/app.js";
 import type { EngineEnv } from "./http/engine-env.js";
 import { TokenBucketLimiter } from "./http/rate-limiter.js";
 import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
+import { KeyUsageRecorder } from "./keys/key-usage.js";
 import type { Renderer, Store, TaskRecord, VideoStorage, WebhookSender } from "./ports.js";
 import { type ForcedOutcome, forceTaskOutcome } from "./tasks/force-outcome.js";
 import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
@@ -105,7 +106,9 @@ export function createEngine(options: EngineOptions): Engine {
     create: new TokenBucketLimiter("create", config.rateLimits.createsPerMinute, wallClock),
     read: new TokenBucketLimiter("read", config.rateLimits.readsPerMinute, wallClock),
   };
+  const keyUsage = new KeyUsageRecorder();
   const app = createHttpApp({
+    keyUsage,
     store,
     clock,
     videoStorage: options.videoStorage,
@@ -147,6 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
     const webhooksStarted = draining ? 0 : await webhooks.dispatchDue(clock.now());
     if (settle) await webhooks.idle();
     await sweepIdempotency(now);
+    await keyUsage.flush(store);
     return { now, ...started, ...ended, webhooksStarted };
   }
 
@@ -184,6 +188,7 @@ export function createEngine(options: EngineOptions): Engine {
     async drain() {
       draining = true;
       await Promise.all([tasks.drain(), webhooks.drain()]);
+      await keyUsage.flush(store);
     },
     async forceOutcome(taskId, outcome) {
       const deps = {

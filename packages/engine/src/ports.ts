@@ -34,8 +34,15 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: number;
   revokedAt: number | null;
-  /** Set when a rotation gives the key an overlap window; refused from then on. */
+  /** Set at creation (an optional expiry) or by a rotation's overlap; refused from then on. */
   expiresAt: number | null;
+  /** A label its owner chose (dashboard, CLI), shown in listings; empty when none. */
+  name: string;
+  /**
+   * Last authenticated use. Recorded coalesced, not per request (see
+   * `LAST_USED_RESOLUTION_MS`): it may lag a use by that much.
+   */
+  lastUsedAt: number | null;
 }
 
 export interface WebhookSecretRecord {
@@ -148,7 +155,10 @@ export interface StoreTransaction {
   getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
   insertApiKey(key: ApiKeyRecord): Promise<void>;
-  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, "revokedAt" | "expiresAt">>): Promise<void>;
+  updateApiKey(
+    id: string,
+    patch: Partial<Pick<ApiKeyRecord, "revokedAt" | "expiresAt" | "lastUsedAt">>,
+  ): Promise<void>;
 
   listWebhookSecrets(accountId: string): Promise<WebhookSecretRecord[]>;
   insertWebhookSecret(secret: WebhookSecretRecord): Promise<void>;

@@ -1,5 +1,8 @@
-/** `accounts`, `keys` and `webhooks`: thin wrappers that print what the admin service did. */
+/** `accounts`, `keys`, `webhooks` and `dashboard`: thin wrappers that print what the admin service did. */
 import { type AccountRecord, type ApiKeySummary, DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
+import { defaultPublicUrl } from "../config.js";
+import { createSignInLink } from "../dashboard/sessions.js";
+import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { AdminContext } from "./admin-context.js";
 import { parseDuration } from "./duration.js";
 import { formatTable, formatTime } from "./format.js";
@@ -17,6 +20,7 @@ type AdminAction = (call: {
   rest: string[];
   options: CliOptions;
   admin: AdminContext["admin"];
+  context: AdminContext;
   io: CliIo;
 }) => Promise<number>;
 
@@ -27,11 +31,11 @@ type AdminAction = (call: {
 function commandWithActions(command: string, actions: Record<string, AdminAction>): AdminCommand {
   const names = Object.keys(actions);
   const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names.join("");
-  return (args, options, { admin }, io) => {
+  return (args, options, context, io) => {
     const [action, ...rest] = args;
     const run = action !== undefined && Object.hasOwn(actions, action) ? actions[action] : undefined;
     if (!run) throw new UsageError(`${command} takes ${listed}, got "${action ?? ""}"`);
-    return run({ rest, options, admin, io });
+    return run({ rest, options, admin: context.admin, context, io });
   };
 }
 
@@ -95,9 +99,9 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
 
 export const runKeysCommand: AdminCommand = commandWithActions("keys", {
   async create({ rest, options, admin, io }) {
-    none(rest, "keys create [--account <name>]");
+    none(rest, "keys create [--account <name>] [--name <label>]");
     const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
-    const { key, apiKey } = await admin.createApiKey(account.id);
+    const { key, apiKey } = await admin.createApiKey(account.id, { name: options.name ?? "" });
     io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
     io.out(key);
     return 0;
@@ -163,6 +167,34 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
         `task ${taskId} has no webhook to redeliver (unknown, unfinished or without callback_url)`,
       );
     io.out(`Queued delivery ${event.id} of task ${taskId} to ${event.url}.`);
+    return 0;
+  },
+  async "rotate-secret"({ rest, options, admin, io }) {
+    none(rest, "webhooks rotate-secret [--account <name>] [--overlap 24h]");
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
+    const overlapMs = parseDuration(options.overlap ?? "24h");
+    if (overlapMs === undefined)
+      throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
+    const secret = await admin.rotateWebhookSecret(account.id, overlapMs);
+    io.out(`New webhook signing secret for account "${account.name}" (shown once, store it now):`);
+    io.out(secret);
+    io.out(
+      overlapMs === 0
+        ? "The previous secret no longer signs."
+        : `Webhooks carry a signature of the previous secret too for ${options.overlap ?? "24h"} (service time), then only the new one.`,
+    );
+    return 0;
+  },
+});
+
+export const runDashboardCommand: AdminCommand = commandWithActions("dashboard", {
+  async link({ rest, options, admin, context, io }) {
+    none(rest, "dashboard link [--account <name>]");
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
+    const publicUrl = context.config.publicUrl ?? defaultPublicUrl(context.config.host, context.config.port);
+    const { url } = await createSignInLink(new DashboardQueries(context.db), account.id, publicUrl);
+    io.out(`Dashboard sign-in link for account "${account.name}" (works once, for 15 minutes):`);
+    io.out(url);
     return 0;
   },
 });

@@ -5,13 +5,18 @@
  * rules for keys, credits and webhooks.
  */
 import { type AdminService, createAdminService } from "@genvideo/engine";
+import type { Kysely } from "kysely";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import type { ServerConfig } from "../config.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
+import type { Database } from "../store/tables.js";
 
 export interface AdminContext {
   admin: AdminService;
   clock: ServiceClock;
+  /** The server's tables beyond the engine's (dashboard sign-in links). */
+  db: Kysely<Database>;
+  config: ServerConfig;
 }
 
 export async function withAdminContext<T>(
@@ -21,7 +26,7 @@ export async function withAdminContext<T>(
   const { store, db } = await openSqliteStore(config.database.path);
   try {
     const clock = await openServiceClock(db, config.timeScale);
-    return await work({ admin: createAdminService(store, clock), clock });
+    return await work({ admin: createAdminService(store, clock), clock, db, config });
   } finally {
     await store.close();
   }

@@ -9,12 +9,17 @@ Commands:
   accounts list                          List accounts with their credits
   accounts show <name>                   Show one account, its keys and its ledger
   accounts credit <name> <N>             Add N credits to an account
-  keys create [--account <name>]         Create an API key (default account: "default"); printed once
+  keys create [--account <name>] [--name <label>]
+                                         Create an API key (default account: "default"); printed once
   keys list [--account <name>]           List API keys (prefix, state), never the keys themselves
   keys revoke <id>                       Revoke a key; refused from its next request on
   keys rotate <id> [--overlap 24h]       New key for the same account; the old one works for the overlap
   webhooks list --task <id>              Webhook deliveries of a task, with every attempt
   webhooks redeliver <task_id>           Send a task's notification again (a new delivery)
+  webhooks rotate-secret [--account <name>] [--overlap 24h]
+                                         New signing secret, printed once; the old one keeps signing
+                                         for the overlap (both signatures sent meanwhile)
+  dashboard link [--account <name>]      A one-time sign-in link to the dashboard (15 minutes)
 
 Options:
   --port <n>, --host <addr>              Same as PORT and HOST (start only)

@@ -5,7 +5,12 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.js";
-import { runAccountsCommand, runKeysCommand, runWebhooksCommand } from "./admin-commands.js";
+import {
+  runAccountsCommand,
+  runDashboardCommand,
+  runKeysCommand,
+  runWebhooksCommand,
+} from "./admin-commands.js";
 import { withAdminContext } from "./admin-context.js";
 import { USAGE } from "./help.js";
 
@@ -32,6 +37,7 @@ const OPTIONS = {
   account: { type: "string" },
   overlap: { type: "string" },
   task: { type: "string" },
+  name: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },
   "database-url": { type: "string" },
@@ -71,6 +77,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await withAdminContext(config, (context) => runKeysCommand(rest, values, context, io));
       case "webhooks":
         return await withAdminContext(config, (context) => runWebhooksCommand(rest, values, context, io));
+      case "dashboard":
+        return await withAdminContext(config, (context) => runDashboardCommand(rest, values, context, io));
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

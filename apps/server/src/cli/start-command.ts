@@ -27,7 +27,7 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     if (error instanceof Error && error.name === "AdminError") throw new ConfigError(error.message);
     throw error;
   }
-  if (bootstrap.created) printFirstStart(bootstrap, config, io);
+  if (bootstrap.created) printFirstStart(bootstrap, config, io, await host.signInLink(bootstrap.account.id));
 
   host.logRenderer();
   logger.info(
@@ -71,7 +71,12 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
   });
 }
 
-function printFirstStart(bootstrap: BootstrapResult, config: ServerConfig, io: CliIo): void {
+function printFirstStart(
+  bootstrap: BootstrapResult,
+  config: ServerConfig,
+  io: CliIo,
+  signInLink: string,
+): void {
   io.out("");
   io.out(
     `genvideo-server: first start: created account "${bootstrap.account.name}" with ${bootstrap.account.credits} credits.`,
@@ -88,5 +93,9 @@ function printFirstStart(bootstrap: BootstrapResult, config: ServerConfig, io: C
   } else {
     io.out("Webhook signing secret: the one in GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET.");
   }
+  io.out(
+    "Dashboard sign-in link (works once, for 15 minutes; get another with genvideo-server dashboard link):",
+  );
+  io.out(signInLink);
   io.out("");
 }

@@ -10,8 +10,11 @@ import { WEBHOOK_CONNECT_TIMEOUT_MS } from "@genvideo/schema";
 import { serve } from "@hono/node-server";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
+import { createDashboard } from "../dashboard/dashboard-app.js";
+import { createSignInLink } from "../dashboard/sessions.js";
 import type { Logger } from "../http/logger.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
+import { DashboardQueries } from "../store/dashboard-queries.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
 import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js";
 import { createWebhookTransport } from "../webhooks/index.js";
@@ -32,6 +35,8 @@ export interface NodeHost {
    * (a refused bootstrap key) writes nothing to stdout.
    */
   logRenderer(): void;
+  /** A fresh one-time dashboard sign-in link for an account (15 minutes). */
+  signInLink(accountId: string): Promise<string>;
   /** Stop accepting, finish or hand back work in flight, close the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -52,12 +57,12 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   });
   const clock = await openServiceClock(db, config.timeScale);
   let accepting = true;
-  let handler: ((request: Request) => Promise<Response>) | undefined;
+  let handler: ((request: Request, env: unknown) => Promise<Response>) | undefined;
 
   // Listen first: with PORT=0 the public URL (in every video_url) needs the bound port.
   const server = serve({
-    fetch: (request: Request) =>
-      handler ? handler(request) : Response.json({ error: "Service Unavailable" }, { status: 503 }),
+    fetch: (request: Request, env: unknown) =>
+      handler ? handler(request, env) : Response.json({ error: "Service Unavailable" }, { status: 503 }),
     port: config.port,
     hostname: config.host,
   });
@@ -106,7 +111,25 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
   await retention.sweepNow();
 
-  handler = createRequestHandler({ engine, videos: served, db, clock, logger, accepting: () => accepting });
+  const dashboard = createDashboard({
+    db,
+    store,
+    engine,
+    videoStorage: storage,
+    sender: webhooks.sender,
+    publicUrl,
+    serviceNow: () => clock.now(),
+    logger,
+  });
+  handler = createRequestHandler({
+    engine,
+    videos: served,
+    db,
+    clock,
+    logger,
+    accepting: () => accepting,
+    dashboard: dashboard.app,
+  });
   let lastPersist = 0;
   const worker = startWorkerLoop(engine, {
     intervalMs: TICK_INTERVAL_MS,
@@ -123,6 +146,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const close = () => {
     closing ??= (async () => {
       accepting = false;
+      dashboard.close();
       // Stop taking connections; requests in flight finish, idle keep-alives close.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if ("closeIdleConnections" in server) server.closeIdleConnections();
@@ -137,7 +161,9 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     return closing;
   };
 
-  return { url, publicUrl, engine, clock, logRenderer, close };
+  const signInLink = async (accountId: string) =>
+    (await createSignInLink(new DashboardQueries(db), accountId, publicUrl)).url;
+  return { url, publicUrl, engine, clock, logRenderer, signInLink, close };
 }
 
 /** The configured renderer, and the startup line that says how it makes frames. */

@@ -4,7 +4,6 @@
  * picked off first, by prefix, without a second router in front of every call.
  */
 import type { Engine } from "@genvideo/engine";
-import type { Hono } from "hono";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import { hostRoutes } from "../http/host-routes.js";
@@ -21,18 +20,21 @@ export interface RequestHandlerOptions {
   clock: ServiceClock;
   logger: Logger;
   accepting: () => boolean;
+  /** The dashboard's app, served under /dashboard (API role). */
+  dashboard?: FetchApp;
 }
 
 const HOST_PATHS = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
 
 export function createRequestHandler(
   options: RequestHandlerOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, env?: unknown) => Promise<Response> {
   const host = hostRoutes({ db: options.db, openApiDocument, accepting: options.accepting });
   const videos = options.videos && videoRoutes(options.videos, { now: () => options.clock.now() });
   const engineFetch = options.engine.app.fetch;
 
-  return async (request) => {
+  const dashboard = options.dashboard;
+  return async (request, env) => {
     const url = request.url;
     // The path starts after "scheme://authority"; no URL object on the hot path.
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
@@ -41,17 +43,30 @@ export function createRequestHandler(
     if (path.startsWith("/api/")) return engineFetch(request);
     if (HOST_PATHS.has(path)) return logged(host, request, path, options.logger);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, options.logger);
+    if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
+      return logged(dashboard, request, path, options.logger, env);
     return engineFetch(request);
   };
 }
 
 /** The engine logs its own requests; these get the same line, without an account. */
-async function logged(app: Hono, request: Request, path: string, logger: Logger): Promise<Response> {
+/** What `logged` serves: a Hono app of any environment. */
+interface FetchApp {
+  fetch(request: Request, env?: unknown): Response | Promise<Response>;
+}
+
+async function logged(
+  app: FetchApp,
+  request: Request,
+  path: string,
+  logger: Logger,
+  env?: unknown,
+): Promise<Response> {
   const started = performance.now();
   const incoming = request.headers.get("x-request-id");
   const requestId =
     incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
-  const response = await app.fetch(request);
+  const response = await app.fetch(request, env);
   const headers = new Headers(response.headers);
   headers.set("X-Request-Id", requestId);
   logger.info(

@@ -139,11 +139,12 @@ export class KyselyAccountQueries extends QueryGroup {
 
   async updateApiKey(
     id: string,
-    patch: Partial<Pick<ApiKeyRecord, "revokedAt" | "expiresAt">>,
+    patch: Partial<Pick<ApiKeyRecord, "revokedAt" | "expiresAt" | "lastUsedAt">>,
   ): Promise<void> {
-    const set: { revoked_at?: number | null; expires_at?: number | null } = {};
+    const set: { revoked_at?: number | null; expires_at?: number | null; last_used_at?: number | null } = {};
     if (patch.revokedAt !== undefined) set.revoked_at = patch.revokedAt;
     if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
+    if (patch.lastUsedAt !== undefined) set.last_used_at = patch.lastUsedAt;
     if (Object.keys(set).length === 0) return;
     await this.changes(this.db.updateTable("api_keys").set(set).where("id", "=", id));
   }

@@ -68,6 +68,8 @@ export const apiKeyFromRow = (row: Selectable<ApiKeysTable>): ApiKeyRecord => ({
   createdAt: integer(row.created_at),
   revokedAt: nullableInteger(row.revoked_at),
   expiresAt: nullableInteger(row.expires_at),
+  name: row.name,
+  lastUsedAt: nullableInteger(row.last_used_at),
 });
 
 export const apiKeyToRow = (key: ApiKeyRecord): Insertable<ApiKeysTable> => ({
@@ -78,6 +80,8 @@ export const apiKeyToRow = (key: ApiKeyRecord): Insertable<ApiKeysTable> => ({
   created_at: key.createdAt,
   revoked_at: key.revokedAt,
   expires_at: key.expiresAt,
+  name: key.name,
+  last_used_at: key.lastUsedAt,
 });
 
 export const webhookSecretFromRow = (row: Selectable<WebhookSecretsTable>): WebhookSecretRecord => ({

@@ -33,6 +33,9 @@ export interface ApiKeysTable {
   created_at: Integer;
   revoked_at: NullableInteger;
   expires_at: NullableInteger;
+  /** Migration 0005. */
+  name: string;
+  last_used_at: NullableInteger;
 }
 
 export interface WebhookSecretsTable {
@@ -123,6 +126,23 @@ export interface ServiceStateTable {
   value: string;
 }
 
+/** A one-time dashboard sign-in link: SHA-256 of its token (migration 0005). Wall-clock times. */
+export interface DashboardSignInLinksTable {
+  token_hash: string;
+  account_id: string;
+  created_at: Integer;
+  expires_at: Integer;
+  used_at: NullableInteger;
+}
+
+/** A dashboard session: SHA-256 of its cookie's token (migration 0005). Wall-clock times. */
+export interface DashboardSessionsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: Integer;
+  expires_at: Integer;
+}
+
 export interface Database {
   accounts: AccountsTable;
   ledger_entries: LedgerEntriesTable;
@@ -134,4 +154,6 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
   service_state: ServiceStateTable;
+  dashboard_sign_in_links: DashboardSignInLinksTable;
+  dashboard_sessions: DashboardSessionsTable;
 }

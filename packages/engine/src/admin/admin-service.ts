@@ -30,6 +30,17 @@ export interface CreatedApiKey {
   apiKey: ApiKeySummary;
 }
 
+/** What a new key may carry besides its account. */
+export interface ApiKeyOptions {
+  /** A label for listings, at most `API_KEY_NAME_MAX` characters; default none. */
+  name?: string;
+  /** Service time from which the key is refused; default never. Must be in the future. */
+  expiresAt?: number | null;
+}
+
+/** Longest key name accepted. */
+export const API_KEY_NAME_MAX = 64;
+
 export interface BootstrapOptions {
   /** Use exactly this key for the default account (20 to 255 of `[A-Za-z0-9_-]`). */
   apiKey?: string;
@@ -62,11 +73,11 @@ export interface AdminService {
   /** Adds credits (a positive whole number) and returns the account with its new balance. */
   creditAccount(accountId: string, credits: number): Promise<AccountRecord>;
   listLedger(accountId: string): Promise<LedgerEntry[]>;
-  createApiKey(accountId: string): Promise<CreatedApiKey>;
+  createApiKey(accountId: string, options?: ApiKeyOptions): Promise<CreatedApiKey>;
   listApiKeys(accountId: string): Promise<ApiKeySummary[]>;
   /** Refused from the next request on. */
   revokeApiKey(keyId: string): Promise<ApiKeySummary>;
-  /** A new key for the same account; the old one keeps working for `overlapMs`, then expires. */
+  /** A new key for the same account (same name); the old one keeps working for `overlapMs`, then expires. */
   rotateApiKey(keyId: string, overlapMs: number): Promise<CreatedApiKey & { previous: ApiKeySummary }>;
   /** A new signing secret; the current ones keep signing too for `overlapMs`. */
   rotateWebhookSecret(accountId: string, overlapMs: number): Promise<string>;
@@ -82,6 +93,17 @@ function summary({ hash: _hash, ...rest }: ApiKeyRecord): ApiKeySummary {
   return rest;
 }
 
+/** A key name as stored: trimmed, printable, at most `API_KEY_NAME_MAX` characters. */
+function keyName(name: string | undefined): string {
+  const trimmed = (name ?? "").trim();
+  if (trimmed.length > API_KEY_NAME_MAX)
+    throw new AdminError(`a key name has at most ${API_KEY_NAME_MAX} characters`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (/[\u0000-\u001f\u007f]/.test(trimmed))
+    throw new AdminError("a key name cannot hold control characters");
+  return trimmed;
+}
+
 /** Builds the admin service over a store and the service clock. */
 export function createAdminService(store: Store, clock: Clock): AdminService {
   async function requireAccount(tx: StoreTransaction, accountId: string): Promise<AccountRecord> {
@@ -90,7 +112,13 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
     return account;
   }
 
-  async function insertKey(tx: StoreTransaction, accountId: string, key: string, now: number) {
+  async function insertKey(
+    tx: StoreTransaction,
+    accountId: string,
+    key: string,
+    now: number,
+    options: { name?: string; expiresAt?: number | null } = {},
+  ) {
     const record: ApiKeyRecord = {
       id: crypto.randomUUID(),
       accountId,
@@ -98,7 +126,9 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
       prefix: apiKeyDisplayPrefix(key),
       createdAt: now,
       revokedAt: null,
-      expiresAt: null,
+      expiresAt: options.expiresAt ?? null,
+      name: options.name ?? "",
+      lastUsedAt: null,
     };
     await tx.insertApiKey(record);
     return record;
@@ -161,11 +191,16 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
       });
     },
     listLedger: (accountId) => store.transaction((tx) => tx.listLedger(accountId)),
-    async createApiKey(accountId) {
+    async createApiKey(accountId, options = {}) {
+      const name = keyName(options.name);
       const key = await generateApiKey();
       return store.transaction(async (tx) => {
         await requireAccount(tx, accountId);
-        return { key, apiKey: summary(await insertKey(tx, accountId, key, clock.now())) };
+        const now = clock.now();
+        const expiresAt = options.expiresAt ?? null;
+        if (expiresAt !== null && !(Number.isFinite(expiresAt) && expiresAt > now))
+          throw new AdminError("a key's expiry must be a time in the future");
+        return { key, apiKey: summary(await insertKey(tx, accountId, key, now, { name, expiresAt })) };
       });
     },
     listApiKeys: (accountId) =>
@@ -186,7 +221,7 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
         const now = clock.now();
         const expiresAt = Math.min(previous.expiresAt ?? Number.POSITIVE_INFINITY, now + overlapMs);
         await tx.updateApiKey(keyId, { expiresAt });
-        const created = await insertKey(tx, previous.accountId, key, now);
+        const created = await insertKey(tx, previous.accountId, key, now, { name: previous.name });
         return { key, apiKey: summary(created), previous: summary({ ...previous, expiresAt }) };
       });
     },

@@ -23,6 +23,7 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
     const now = services.clock.now();
     const result = await services.store.transaction((tx) => callerByKeyHash(tx, presented.hash, now));
     if (!result.ok) return unauthorized(c, result.failure);
+    services.keyUsage.note(result.caller.apiKey, now);
     c.set("caller", result.caller);
     c.set("store", services.store);
     return next();

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { Store, VideoStorage } from "../ports.js";
 import type { TokenBucketLimiter } from "./rate-limiter.js";
 
@@ -14,6 +15,8 @@ export interface HttpServices {
   limiters: { create: TokenBucketLimiter; read: TokenBucketLimiter };
   /** Source of task ids and request ids. */
   randomUUID: RandomUUID;
+  /** Where authenticated uses are noted for "last used" (written coalesced, on ticks). */
+  keyUsage: KeyUsageRecorder;
 }
 
 /**

@@ -121,6 +121,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         createdAt: T0,
         revokedAt: null,
         expiresAt: null,
+        name: "ci",
+        lastUsedAt: null,
       };
       await store.transaction((tx) => tx.insertApiKey(key));
       expect(await store.transaction((tx) => tx.getApiKeyByHash(key.hash))).toEqual(key);
@@ -128,8 +130,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       expect(await store.transaction((tx) => tx.getApiKey("key-2"))).toBeUndefined();
       await store.transaction((tx) => tx.updateApiKey("key-1", { revokedAt: T0 + 5 }));
       await store.transaction((tx) => tx.updateApiKey("key-1", { expiresAt: T0 + 9 }));
+      await store.transaction((tx) => tx.updateApiKey("key-1", { lastUsedAt: T0 + 7 }));
       expect(await store.transaction((tx) => tx.listApiKeys("acc-1"))).toEqual([
-        { ...key, revokedAt: T0 + 5, expiresAt: T0 + 9 },
+        { ...key, revokedAt: T0 + 5, expiresAt: T0 + 9, lastUsedAt: T0 + 7 },
       ]);
       expect(await store.transaction((tx) => tx.getApiKeyByHash("b".repeat(64)))).toBeUndefined();
     });

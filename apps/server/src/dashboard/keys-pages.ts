@@ -1,0 +1,98 @@
+/** The API keys page: create (shown once), list, rotate with an overlap, revoke behind a confirmation. */
+import type { ApiKeySummary } from "@genvideo/engine";
+import { html } from "hono/html";
+import { EXPIRY_CHOICES, formatDuration, formatTime } from "./format.js";
+import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
+import { overlapFieldset } from "./webhooks-pages.js";
+
+export function keyState(key: ApiKeySummary, now: number): "revoked" | "expired" | "expiring" | "active" {
+  if (key.revokedAt !== null) return "revoked";
+  if (key.expiresAt !== null) return key.expiresAt <= now ? "expired" : "expiring";
+  return "active";
+}
+
+export interface KeysPageData {
+  keys: ApiKeySummary[];
+  serviceNow: number;
+  created?: { key: string; summary: ApiKeySummary; replaced?: ApiKeySummary };
+  message?: string;
+  problem?: string;
+}
+
+function keyLabel(key: ApiKeySummary): string {
+  return key.name || "unnamed";
+}
+
+export function keysPageBody(viewer: Viewer, data: KeysPageData): Html {
+  const { created } = data;
+  const newest = [...data.keys].sort((a, b) => b.createdAt - a.createdAt);
+  return html`${data.problem ? html`<p class="notice error" role="alert">${data.problem}</p>` : ""}
+${data.message ? html`<p class="notice" role="status">${data.message}</p>` : ""}
+${
+  created
+    ? shownOnce(
+        "new-key",
+        "New API key",
+        created.key,
+        `"${keyLabel(created.summary)}" (${created.summary.prefix}…): shown once, never again. Copy it now.${
+          created.replaced?.expiresAt != null
+            ? ` The key it replaces keeps working until ${formatTime(created.replaced.expiresAt)}.`
+            : ""
+        }`,
+      )
+    : ""
+}
+<h2>Create a key</h2>
+<form class="filters" method="post" action="/dashboard/keys">
+${csrfField(viewer)}
+<label>Name <input name="name" maxlength="64" placeholder="e.g. staging backend"></label>
+<label>Expires <select name="expires">${EXPIRY_CHOICES.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}</select></label>
+<button type="submit">Create key</button>
+</form>
+<h2>Keys</h2>
+<div class="table-wrap"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">State</th><th scope="col" class="optional">Created</th><th scope="col">Last used</th><th scope="col" class="optional">Expires</th><th scope="col">Actions</th></tr></thead>
+<tbody>
+${newest.map((key) => {
+  const state = keyState(key, data.serviceNow);
+  return html`<tr id="key-${key.id}">
+<td>${keyLabel(key)}</td>
+<td class="mono">${key.prefix}…</td>
+<td>${stateBadge(state)}</td>
+<td class="optional">${formatTime(key.createdAt)}</td>
+<td data-last-used>${key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
+<td class="optional">${formatTime(key.expiresAt ?? key.revokedAt)}</td>
+<td>${
+    state === "active" || state === "expiring"
+      ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="skip"> ${keyLabel(key)}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="skip"> ${keyLabel(key)}</span></a>`
+      : ""
+  }</td>
+</tr>`;
+})}
+</tbody>
+</table></div>
+<p class="muted">"Last used" is recorded at most once a minute per key (service time), so it may lag a little.</p>`;
+}
+
+export function rotateKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
+  return html`<p>Rotating <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>) creates a new key with the same name. The old key keeps working for the overlap you choose, then is refused.</p>
+<form class="stack" method="post" action="/dashboard/keys/${key.id}/rotate">
+${csrfField(viewer)}
+${overlapFieldset("Keep the old key working for")}
+<div><button type="submit">Rotate key</button> <a href="/dashboard/keys">Cancel</a></div>
+</form>`;
+}
+
+export function revokeKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
+  return html`<p class="notice error">Revoke <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>)? Every request with it is refused from the next one on (401). This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/${key.id}/revoke">
+${csrfField(viewer)}
+<button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel</a>
+</form>`;
+}
+
+export function overlapMessage(ms: number): string {
+  return ms === 0
+    ? "The old key is refused from now on."
+    : `The old key works for ${formatDuration(ms)} more.`;
+}

@@ -1,0 +1,126 @@
+/** The webhooks page: signing secrets and their rotation, a test event, the delivery log. */
+import type { WebhookEventWithAttempts } from "@genvideo/engine";
+import { html } from "hono/html";
+import { formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
+import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
+
+export interface SecretTimes {
+  id: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export interface TestEventOutcome {
+  url: string;
+  ok: boolean;
+  statusCode: number | null;
+  error?: string;
+  durationMs: number;
+}
+
+function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): string {
+  if (attempt.statusCode !== null && attempt.error === null) return `HTTP ${attempt.statusCode}`;
+  if (attempt.statusCode !== null) return `HTTP ${attempt.statusCode}: ${attempt.error}`;
+  return attempt.error ?? "no response";
+}
+
+/** The events with their attempts; `withTask` adds a link to each event's task. */
+export function webhookEventsTable(events: WebhookEventWithAttempts[], withTask: boolean): Html {
+  if (events.length === 0) return html`<p class="muted">No webhook deliveries yet.</p>`;
+  return html`${events.map(
+    (event) => html`<section class="card" aria-label="Delivery ${event.id}">
+<p>${stateBadge(event.state)} <span class="mono">${event.id}</span> → <span class="mono">${event.url}</span>
+${withTask ? html`· task <a class="mono" href="/dashboard/tasks/${event.taskId}">${event.taskId}</a>` : ""}</p>
+<p class="muted">Created ${formatTime(event.createdAt)} · ${event.attemptCount} attempt(s)${
+      event.state === "pending" && event.nextAttemptAt !== null
+        ? html` · next attempt ${formatTime(event.nextAttemptAt)}`
+        : ""
+    }</p>
+${
+  event.attempts.length === 0
+    ? html`<p class="muted">No attempt yet.</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th></tr></thead><tbody>${event.attempts.map(
+        (attempt) =>
+          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td></tr>`,
+      )}</tbody></table></div>`
+}
+</section>`,
+  )}`;
+}
+
+export function overlapFieldset(legend: string): Html {
+  return html`<fieldset><legend>${legend}</legend>
+${OVERLAP_CHOICES.map(
+  (choice, index) =>
+    html`<label><input type="radio" name="overlap" value="${choice.value}"${index === 2 ? html` checked` : ""}> ${choice.label}</label><br>`,
+)}
+</fieldset>`;
+}
+
+export interface WebhooksPageData {
+  secrets: SecretTimes[];
+  serviceNow: number;
+  events: WebhookEventWithAttempts[];
+  nextPage?: string;
+  newSecret?: string;
+  overlapMs?: number;
+  testOutcome?: TestEventOutcome;
+  problem?: string;
+}
+
+export function webhooksPageBody(viewer: Viewer, data: WebhooksPageData): Html {
+  const live = data.secrets.filter((s) => s.expiresAt === null || s.expiresAt > data.serviceNow);
+  return html`${data.problem ? html`<p class="notice error" role="alert">${data.problem}</p>` : ""}
+${
+  data.newSecret
+    ? shownOnce(
+        "new-secret",
+        "New signing secret",
+        data.newSecret,
+        `Shown once: store it now. ${
+          data.overlapMs
+            ? `Webhooks carry signatures of the old secret too for ${formatDuration(data.overlapMs)}.`
+            : "The old secret no longer signs."
+        }`,
+      )
+    : ""
+}
+<h2>Signing secret</h2>
+<p>Webhooks are signed per Standard Webhooks. During a rotation's overlap every webhook carries one signature per live secret in <code>webhook-signature</code>, so receivers on either secret verify it.</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Secret</th><th scope="col">Created</th><th scope="col">Signs until</th></tr></thead><tbody>
+${data.secrets.map(
+  (secret) =>
+    html`<tr><td class="mono">${secret.id.slice(0, 8)}</td><td>${formatTime(secret.createdAt)}</td><td>${
+      secret.expiresAt === null
+        ? stateBadge("active", "no end")
+        : secret.expiresAt > data.serviceNow
+          ? html`${stateBadge("expiring", "overlap")} ${formatTime(secret.expiresAt)}`
+          : html`${stateBadge("expired", "ended")} ${formatTime(secret.expiresAt)}`
+    }</td></tr>`,
+)}
+</tbody></table></div>
+<p class="muted">${live.length} secret(s) sign webhooks now.</p>
+<form class="stack" method="post" action="/dashboard/webhooks/rotate-secret">
+${csrfField(viewer)}
+${overlapFieldset("Keep the current secret signing for")}
+<div><button type="submit">Rotate the signing secret</button></div>
+</form>
+
+<h2>Send a test event</h2>
+<form class="stack" method="post" action="/dashboard/webhooks/test">
+${csrfField(viewer)}
+<label>Receiver URL <input type="url" name="url" required placeholder="https://example.com/webhooks/genvideo"></label>
+<div><button type="submit">Send a signed test event</button></div>
+</form>
+${
+  data.testOutcome
+    ? html`<p class="notice${data.testOutcome.ok ? "" : " error"}" role="status">Test event to <span class="mono">${data.testOutcome.url}</span>: ${
+        data.testOutcome.statusCode !== null ? `HTTP ${data.testOutcome.statusCode}` : "no response"
+      }${data.testOutcome.error ? ` (${data.testOutcome.error})` : ""} in ${data.testOutcome.durationMs} ms.</p>`
+    : ""
+}
+
+<h2>Delivery log</h2>
+${webhookEventsTable(data.events, true)}
+${data.nextPage ? html`<nav class="pager" aria-label="Pages"><a href="${data.nextPage}" rel="next">Older deliveries</a></nav>` : ""}`;
+}

@@ -1,0 +1,332 @@
+/**
+ * The dashboard's reads and its own records (sign-in links, sessions), in
+ * Kysely so that they run on SQLite and PostgreSQL alike. Every read takes
+ * the account: a row of another account is never returned, whatever id is
+ * asked for. Lists are keyset-paginated newest first on
+ * `(account_id, created_at, id)` indexes (migration 0005).
+ */
+import type { LedgerEntry, TaskState, WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
+import { type Kysely, type Selectable, sql } from "kysely";
+import { ledgerFromRow, webhookAttemptFromRow, webhookEventFromRow } from "./rows.js";
+import type { Database, TasksTable } from "./tables.js";
+
+/** Where a page of a newest-first list starts: strictly older than this row. */
+export interface Cursor {
+  createdAt: number;
+  id: string;
+}
+
+export interface TaskFilter {
+  states?: readonly TaskState[];
+  failureCode?: string;
+  /** Created at or after (service time, ms). */
+  from?: number;
+  /** Created before. */
+  to?: number;
+  /** A task id or the start of one (at least 4 characters). */
+  idPrefix?: string;
+}
+
+/** What a row of the task list shows. */
+export interface TaskSummary {
+  id: string;
+  state: TaskState;
+  failureCode: string | null;
+  modelType: string;
+  progress: number;
+  cost: number;
+  refundedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+}
+
+const TASK_SUMMARY_COLUMNS = [
+  "id",
+  "state",
+  "failure_code",
+  "model_type",
+  "progress",
+  "cost",
+  "refunded_at",
+  "created_at",
+  "updated_at",
+  "completed_at",
+] as const;
+
+type SummaryRow = Pick<Selectable<TasksTable>, (typeof TASK_SUMMARY_COLUMNS)[number]>;
+
+const nullableNumber = (value: number | string | null): number | null =>
+  value === null ? null : Number(value);
+
+function taskSummary(row: SummaryRow): TaskSummary {
+  return {
+    id: row.id,
+    state: row.state as TaskState,
+    failureCode: row.failure_code,
+    modelType: row.model_type,
+    progress: Number(row.progress),
+    cost: Number(row.cost),
+    refundedAt: nullableNumber(row.refunded_at),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    completedAt: nullableNumber(row.completed_at),
+  };
+}
+
+/** The last character a task id can hold, to turn a prefix into a range on the primary key. */
+const ID_RANGE_END = "\u{10FFFF}";
+
+export class DashboardQueries {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  // ---- sign-in links and sessions (wall-clock times) ----
+
+  async insertSignInLink(
+    tokenHash: string,
+    accountId: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<void> {
+    await this.#db
+      .insertInto("dashboard_sign_in_links")
+      .values({
+        token_hash: tokenHash,
+        account_id: accountId,
+        created_at: now,
+        expires_at: expiresAt,
+        used_at: null,
+      })
+      .execute();
+  }
+
+  /**
+   * Uses a link: one conditional update, so of two racing uses exactly one
+   * gets the account. Undefined for an unknown, used or expired link.
+   */
+  async consumeSignInLink(tokenHash: string, now: number): Promise<string | undefined> {
+    const result = await this.#db
+      .updateTable("dashboard_sign_in_links")
+      .set({ used_at: now })
+      .where("token_hash", "=", tokenHash)
+      .where("used_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    const row = await this.#db
+      .selectFrom("dashboard_sign_in_links")
+      .select("account_id")
+      .where("token_hash", "=", tokenHash)
+      .executeTakeFirst();
+    return row?.account_id;
+  }
+
+  async insertSession(tokenHash: string, accountId: string, now: number, expiresAt: number): Promise<void> {
+    await this.#db
+      .insertInto("dashboard_sessions")
+      .values({ token_hash: tokenHash, account_id: accountId, created_at: now, expires_at: expiresAt })
+      .execute();
+  }
+
+  /** The account of a live session, with its name. */
+  async sessionAccount(
+    tokenHash: string,
+    now: number,
+  ): Promise<{ accountId: string; name: string; credits: number } | undefined> {
+    const row = await this.#db
+      .selectFrom("dashboard_sessions")
+      .innerJoin("accounts", "accounts.id", "dashboard_sessions.account_id")
+      .select(["accounts.id", "accounts.name", "accounts.credits"])
+      .where("dashboard_sessions.token_hash", "=", tokenHash)
+      .where("dashboard_sessions.expires_at", ">", now)
+      .executeTakeFirst();
+    return row && { accountId: row.id, name: row.name, credits: Number(row.credits) };
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.#db.deleteFrom("dashboard_sessions").where("token_hash", "=", tokenHash).execute();
+  }
+
+  async deleteAccountSessions(accountId: string): Promise<number> {
+    const result = await this.#db
+      .deleteFrom("dashboard_sessions")
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Drops expired links and sessions (housekeeping, on sign-in). */
+  async deleteExpired(now: number): Promise<void> {
+    await this.#db.deleteFrom("dashboard_sign_in_links").where("expires_at", "<=", now).execute();
+    await this.#db.deleteFrom("dashboard_sessions").where("expires_at", "<=", now).execute();
+  }
+
+  // ---- tasks ----
+
+  /** One page of an account's tasks, newest first, after `cursor`. */
+  async listTasks(
+    accountId: string,
+    filter: TaskFilter,
+    limit: number,
+    cursor?: Cursor,
+  ): Promise<TaskSummary[]> {
+    let query = this.#db
+      .selectFrom("tasks")
+      .select(TASK_SUMMARY_COLUMNS)
+      .where("account_id", "=", accountId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (cursor)
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", cursor.createdAt),
+          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
+        ]),
+      );
+    if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
+    if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
+    if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
+    if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
+    if (filter.idPrefix)
+      query = query.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
+    return (await query.execute()).map(taskSummary);
+  }
+
+  /** Tasks created after `cursor` (oldest first): what the live list has not shown yet. */
+  async tasksCreatedAfter(
+    accountId: string,
+    filter: TaskFilter,
+    cursor: Cursor,
+    limit: number,
+  ): Promise<TaskSummary[]> {
+    let query = this.#db
+      .selectFrom("tasks")
+      .select(TASK_SUMMARY_COLUMNS)
+      .where("account_id", "=", accountId)
+      .where((eb) =>
+        eb.or([
+          eb("created_at", ">", cursor.createdAt),
+          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", ">", cursor.id)]),
+        ]),
+      )
+      .orderBy("created_at", "asc")
+      .orderBy("id", "asc")
+      .limit(limit);
+    if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
+    if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
+    if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
+    if (filter.idPrefix)
+      query = query.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
+    return (await query.execute()).map(taskSummary);
+  }
+
+  /** The current summaries of these tasks, the account's only. */
+  async tasksByIds(accountId: string, ids: readonly string[]): Promise<TaskSummary[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom("tasks")
+      .select(TASK_SUMMARY_COLUMNS)
+      .where("account_id", "=", accountId)
+      .where("id", "in", [...ids])
+      .execute();
+    return rows.map(taskSummary);
+  }
+
+  /** A task's ledger entries (its charge, its refund), the account's only. */
+  async taskLedger(accountId: string, taskId: string): Promise<LedgerEntry[]> {
+    const rows = await this.#db
+      .selectFrom("ledger_entries")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .where("account_id", "=", accountId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(ledgerFromRow);
+  }
+
+  // ---- ledger ----
+
+  async listLedger(accountId: string, limit: number, cursor?: Cursor): Promise<LedgerEntry[]> {
+    let query = this.#db
+      .selectFrom("ledger_entries")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (cursor)
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", cursor.createdAt),
+          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
+        ]),
+      );
+    return (await query.execute()).map(ledgerFromRow);
+  }
+
+  // ---- webhook deliveries ----
+
+  async listWebhookEvents(accountId: string, limit: number, cursor?: Cursor): Promise<WebhookEventRecord[]> {
+    let query = this.#db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit);
+    if (cursor)
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", cursor.createdAt),
+          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
+        ]),
+      );
+    return (await query.execute()).map(webhookEventFromRow);
+  }
+
+  async webhookAttempts(eventIds: readonly string[]): Promise<WebhookAttemptRecord[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("event_id", "in", [...eventIds])
+      .orderBy("event_id")
+      .orderBy("attempt")
+      .execute();
+    return rows.map(webhookAttemptFromRow);
+  }
+
+  /** Webhook secrets of the account: when made and until when they sign (never the secret itself). */
+  async webhookSecretTimes(
+    accountId: string,
+  ): Promise<{ id: string; createdAt: number; expiresAt: number | null }[]> {
+    const rows = await this.#db
+      .selectFrom("webhook_secrets")
+      .select(["id", "created_at", "expires_at"])
+      .where("account_id", "=", accountId)
+      .orderBy("created_at", "desc")
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: Number(row.created_at),
+      expiresAt: nullableNumber(row.expires_at),
+    }));
+  }
+
+  /** Counts for the task list's header, by state. */
+  async countTasksByState(accountId: string): Promise<Record<string, number>> {
+    const rows = await this.#db
+      .selectFrom("tasks")
+      .select(["state", sql<number | string>`count(*)`.as("count")])
+      .where("account_id", "=", accountId)
+      .groupBy("state")
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.state, Number(row.count)]));
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The dashboard's sign-in and defences over HTTP, against the real server:
+ * one-time links, session cookies, sign-out everywhere, CSRF and origin
+ * checks, the Host allow-list, security headers, and one account never
+ * reading another's task. The browser tests (dashboard-browser.test.ts) cover
+ * the pages themselves.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTask } from "../support/api.js";
+import {
+  csrfTokenIn,
+  getWithHost,
+  onServer,
+  postSignIn,
+  printedSignInLink,
+  sessionCookie,
+} from "../support/dashboard.js";
+import {
+  FAST_SERVICE_ENV,
+  type RunningServer,
+  removeDataDir,
+  runCliInProcess,
+  startServer,
+} from "../support/server-process.js";
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ bootstrap: false, env: { ...FAST_SERVICE_ENV } });
+});
+
+afterAll(async () => {
+  expect(await server.stop()).toBe(0);
+  removeDataDir(server.dataDir);
+});
+
+async function freshLink(account = "default"): Promise<string> {
+  const result = await runCliInProcess(["dashboard", "link", "--account", account], server.dataDir);
+  expect(result.code, result.stderr).toBe(0);
+  return printedSignInLink(result.stdout);
+}
+
+async function signedIn(account = "default"): Promise<string> {
+  const response = await postSignIn(server, await freshLink(account));
+  expect(response.status).toBe(303);
+  return sessionCookie(response);
+}
+
+function page(path: string, cookie: string): Promise<Response> {
+  return fetch(new URL(path, server.url), { headers: { cookie }, redirect: "manual" });
+}
+
+function post(
+  path: string,
+  cookie: string,
+  form: Record<string, string>,
+  origin = new URL(server.url).origin,
+) {
+  return fetch(new URL(path, server.url), {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+}
+
+describe("sign-in", () => {
+  it("prints a link at first start that signs in once, into an HttpOnly SameSite=Strict cookie", async () => {
+    const link = printedSignInLink(server.output());
+    const landing = await fetch(onServer(server, link));
+    expect(landing.status).toBe(200);
+    expect(await landing.text()).toContain('action="/dashboard/sign-in"');
+
+    const first = await postSignIn(server, link);
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/dashboard/tasks");
+    const cookie = first.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/); // http public URL
+    expect((await page("/dashboard/tasks", sessionCookie(first))).status).toBe(200);
+
+    const again = await postSignIn(server, link);
+    expect(again.status).toBe(400);
+    expect(again.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("refuses unknown tokens, and pages without a session send to sign-in", async () => {
+    const response = await postSignIn(server, `${server.url}/dashboard/sign-in?token=${"x".repeat(43)}`);
+    expect(response.status).toBe(400);
+    const anonymous = await fetch(new URL("/dashboard/keys", server.url), { redirect: "manual" });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/dashboard/sign-in");
+  });
+
+  it("stores neither tokens nor links in the log", async () => {
+    const link = await freshLink();
+    await postSignIn(server, link);
+    const token = new URL(link).searchParams.get("token")!;
+    expect(
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.includes(token)),
+    ).toEqual([]);
+  });
+
+  it("signs out one session, or every session of the account", async () => {
+    const one = await signedIn();
+    const two = await signedIn();
+    const csrf = csrfTokenIn(await (await page("/dashboard/tasks", one)).text());
+    expect((await post("/dashboard/sign-out", one, { _csrf: csrf })).status).toBe(303);
+    expect((await page("/dashboard/tasks", one)).status).toBe(303);
+    expect((await page("/dashboard/tasks", two)).status).toBe(200);
+
+    const three = await signedIn();
+    const csrfThree = csrfTokenIn(await (await page("/dashboard/tasks", three)).text());
+    expect((await post("/dashboard/sign-out-everywhere", three, { _csrf: csrfThree })).status).toBe(303);
+    expect((await page("/dashboard/tasks", two)).status).toBe(303);
+    expect((await page("/dashboard/tasks", three)).status).toBe(303);
+  });
+});
+
+describe("defences", () => {
+  it("sends a strict CSP, no framing and no referrer on every page", async () => {
+    const cookie = await signedIn();
+    for (const path of [
+      "/dashboard/tasks",
+      "/dashboard/keys",
+      "/dashboard/webhooks",
+      "/dashboard/credits",
+      "/dashboard/sign-in",
+    ]) {
+      const response = await page(path, cookie);
+      expect(response.status, path).toBe(200);
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    }
+  });
+
+  it("refuses a change without the CSRF token, with a wrong one, or from another origin", async () => {
+    const cookie = await signedIn();
+    const csrf = csrfTokenIn(await (await page("/dashboard/keys", cookie)).text());
+    const before = (await (await page("/dashboard/keys", cookie)).text()).match(/<tr id="key-/g)?.length ?? 0;
+    expect((await post("/dashboard/keys", cookie, { name: "x", expires: "never" })).status).toBe(403);
+    expect(
+      (await post("/dashboard/keys", cookie, { name: "x", expires: "never", _csrf: `${csrf.slice(1)}A` }))
+        .status,
+    ).toBe(403);
+    const other = await post(
+      "/dashboard/keys",
+      cookie,
+      { name: "x", expires: "never", _csrf: csrf },
+      "http://evil.example",
+    );
+    expect(other.status).toBe(403);
+    expect(await other.text()).toMatch(/cross-origin/);
+    const after = (await (await page("/dashboard/keys", cookie)).text()).match(/<tr id="key-/g)?.length ?? 0;
+    expect(after).toBe(before);
+    const ok = await post("/dashboard/keys", cookie, { name: "ci", expires: "never", _csrf: csrf });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toMatch(/gen_sk_[0-9A-Za-z]{38}/);
+  });
+
+  it("refuses requests for a host name that is not the server's (DNS rebinding)", async () => {
+    const port = new URL(server.url).port;
+    const refused = await getWithHost(server, "/dashboard/sign-in", `attacker.example:${port}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatch(/DNS rebinding/);
+    expect((await getWithHost(server, "/dashboard/sign-in", `localhost:${port}`)).status).toBe(200);
+    expect((await getWithHost(server, "/dashboard/sign-in", `127.0.0.1:${port}`)).status).toBe(200);
+  });
+
+  it("never shows another account's task, whatever id is typed", async () => {
+    const created = await runCliInProcess(
+      ["accounts", "create", "mallory", "--credits", "5"],
+      server.dataDir,
+    );
+    expect(created.code).toBe(0);
+    const key = /^gen_sk_\S+$/m.exec(
+      (await runCliInProcess(["keys", "create", "--account", "mallory"], server.dataDir)).stdout,
+    )![0];
+    const theirs = await createTask(server, { prompt: "mallory's secret plan" }, key);
+    const mine = await signedIn();
+    const response = await page(`/dashboard/tasks/${theirs}`, mine);
+    expect(response.status).toBe(404);
+    expect(await response.text()).not.toContain("secret plan");
+    expect(await (await page(`/dashboard/tasks?q=${theirs}`, mine)).text()).not.toContain(
+      `id="task-${theirs}"`,
+    );
+    expect((await page(`/dashboard/tasks/${theirs}/images/0`, mine)).status).toBe(404);
+    const csrf = csrfTokenIn(await (await page("/dashboard/tasks", mine)).text());
+    expect((await post(`/dashboard/tasks/${theirs}/redeliver`, mine, { _csrf: csrf })).status).toBe(404);
+  });
+});
