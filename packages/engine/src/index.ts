@@ -17,7 +17,7 @@ export * from "./config.js";
 export { bytesToBase64 } from "./crypto/web-crypto.js";
 export * from "./engine.js";
 export { TINY_MP4_BASE64, TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./fixtures/tiny-mp4.js";
-export { ApiError, AUTH_MESSAGES, internalErrorBody } from "./http/api-error.js";
+export { ApiError, AUTH_MESSAGES, internalErrorBody, serviceUnavailableBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";
 export { rateLimitedError } from "./http/rate-limit-middleware.js";
 export type { RandomUUID } from "./ids.js";

@@ -1,4 +1,4 @@
-import { internalErrorBody, rateLimitedError } from "@genvideo/engine";
+import { internalErrorBody, rateLimitedError, serviceUnavailableBody } from "@genvideo/engine";
 import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
 import { parseDuration } from "./duration.js";
 
@@ -9,8 +9,8 @@ export type ForcedErrorRoute = "create" | "status" | "any";
 export interface ForcedError {
   /**
    * 429 (`RATE_LIMITED` with `Retry-After` and `RateLimit` headers), 500
-   * (`INTERNAL_ERROR` with a request id), 503 (what a restarting server or
-   * proxy answers) or `"network"` (the request fails: `fetch` rejects).
+   * (`INTERNAL_ERROR` with a request id), 503 (`SERVICE_UNAVAILABLE` with a
+   * request id and `Retry-After`, as the reference server answers while it starts) or `"network"` (the request fails: `fetch` rejects).
    */
   status: 429 | 500 | 503 | "network";
   /** How many matching requests get it. Default 1. */
@@ -94,7 +94,7 @@ function forcedResponse(error: PendingError, create: boolean): Response {
   }
   if (error.status === 503) {
     return Response.json(
-      { error: "Service Unavailable" },
+      serviceUnavailableBody(requestId, error.retryAfterSeconds, { create }),
       { status: 503, headers: { ...headers, "Retry-After": String(error.retryAfterSeconds) } },
     );
   }

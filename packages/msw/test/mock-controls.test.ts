@@ -213,6 +213,9 @@ describe("forced HTTP errors", () => {
     expect(failed.headers.get("x-request-id")).toBe(body.request_id);
     const unavailable = await api(mock, "/api/gen/account");
     expect([unavailable.status, unavailable.headers.get("retry-after")]).toEqual([503, "2"]);
+    const unavailableBody = (await unavailable.json()) as Record<string, string>;
+    expect(unavailableBody).toMatchObject({ error: "Service Unavailable", code: "SERVICE_UNAVAILABLE" });
+    expect(unavailable.headers.get("x-request-id")).toBe(unavailableBody.request_id);
     await expect(api(mock, "/api/gen/account")).rejects.toThrow(TypeError);
     expect((await api(mock, "/api/gen/account")).status).toBe(200);
   });

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   /** A fault of the service; the body carries the request id, never a stack. */
   INTERNAL_ERROR: 500,
+  /** The server is starting (or cannot serve for a moment); see `Retry-After`. The body carries the request id. */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -42,6 +44,7 @@ export const HTTP_REASON_PHRASES = {
   422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 } as const satisfies Record<ErrorStatus | 401, string>;
 
 /** The exact messages of the three authentication failures (docs/api.md#authentication), sent with HTTP 401. */

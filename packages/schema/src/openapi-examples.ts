@@ -158,6 +158,7 @@ export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body.",
   RATE_LIMITED: "Too many requests; retry after the time in Retry-After.",
   INTERNAL_ERROR: "Something went wrong on our side; quote request id req_7Hq2 if it persists.",
+  SERVICE_UNAVAILABLE: "The service is starting; retry after the time in Retry-After.",
 };
 
 export const VALIDATION_ISSUES_EXAMPLE = [

@@ -64,13 +64,21 @@ function errorResponse(codes: readonly ErrorCode[], options: { create?: boolean 
       body.issues = options.create
         ? VALIDATION_ISSUES_EXAMPLE
         : [{ path: "task_id", message: "task_id must be a UUID." }];
-    if (code === "INTERNAL_ERROR") body.request_id = "req_7Hq2";
+    if (ERROR_CODES[code] >= 500) body.request_id = "req_7Hq2";
     examples[code] = { summary: code, value: body };
   }
   const response: Json = {
     description: `${HTTP_REASON_PHRASES[status]}: ${codes.join(", ")}.`,
     content: json(options.create ? "CreateErrorBody" : "ErrorBody", examples),
   };
+  if (status === 503) {
+    response.headers = {
+      [RATE_LIMIT_HEADERS.retryAfter]: {
+        description: "Seconds to wait before retrying.",
+        schema: { type: "integer", minimum: 0 },
+      },
+    };
+  }
   if (status === 429) {
     response.headers = {
       [RATE_LIMIT_HEADERS.retryAfter]: {
@@ -129,6 +137,7 @@ function buildPaths(): OpenApiDocument["paths"] {
               "IDEMPOTENCY_KEY_REUSED",
               "RATE_LIMITED",
               "INTERNAL_ERROR",
+              "SERVICE_UNAVAILABLE",
             ],
             { create: true },
           ),
@@ -141,7 +150,7 @@ function buildPaths(): OpenApiDocument["paths"] {
         summary: "Get the status of a task",
         responses: {
           "200": { description: "The task's status.", content: json("TaskStatusResponse", STATUS_EXAMPLES) },
-          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"]),
+          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]),
         },
       }),
     },
@@ -154,7 +163,7 @@ function buildPaths(): OpenApiDocument["paths"] {
             description: "The account.",
             content: json("AccountResponse", { account: { value: ACCOUNT_EXAMPLE } }),
           },
-          ...errorResponses(["RATE_LIMITED", "INTERNAL_ERROR"]),
+          ...errorResponses(["RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]),
         },
       },
     },
@@ -169,7 +178,7 @@ function buildPaths(): OpenApiDocument["paths"] {
             description: "The task's webhook events.",
             content: json("WebhookEventList", { events: { value: WEBHOOK_EVENT_LIST_EXAMPLE } }),
           },
-          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"]),
+          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]),
         },
       }),
     },
@@ -185,7 +194,7 @@ function buildPaths(): OpenApiDocument["paths"] {
             description: "Redelivery queued.",
             content: json("WebhookRedeliveryResponse", { queued: { value: REDELIVERY_EXAMPLE } }),
           },
-          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"]),
+          ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]),
         },
       }),
     },

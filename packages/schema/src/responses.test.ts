@@ -117,6 +117,7 @@ describe("error codes and bodies", () => {
       IDEMPOTENCY_KEY_REUSED: 422,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
+      SERVICE_UNAVAILABLE: 503,
     });
     for (const status of Object.values(ERROR_CODES)) expect(HTTP_REASON_PHRASES[status]).toBeTypeOf("string");
   });

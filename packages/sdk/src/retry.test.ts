@@ -274,3 +274,51 @@ describe("timeouts and aborts", () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe("the reference server's startup 503", () => {
+  /** What a server answers between listening and the end of its startup sweep (docs/api.md, "Errors"). */
+  function startingUp(create = false): Response {
+    return json(
+      {
+        ...(create ? { success: false } : {}),
+        error: "Service Unavailable",
+        code: "SERVICE_UNAVAILABLE",
+        message: "The server is starting; retry in 1 s.",
+        request_id: "req_start",
+      },
+      503,
+      { "retry-after": "1", "x-request-id": "req_start" },
+    );
+  }
+
+  it("retries a read after Retry-After", async () => {
+    vi.useFakeTimers();
+    const { client, sent } = clientWith([startingUp(), json(completed)]);
+    const pending = client.getStatus(taskId);
+    await vi.advanceTimersByTimeAsync(990);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(pending).resolves.toEqual(completed);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("retries a create with the same Idempotency-Key", async () => {
+    vi.useFakeTimers();
+    const { client, sent } = clientWith([startingUp(true), json(created)]);
+    const pending = client.createTask({ prompt: "a fox" });
+    await vi.advanceTimersByTimeAsync(1010);
+    await expect(pending).resolves.toEqual(created);
+    expect(sent).toHaveLength(2);
+    const keys = sent.map((request) => request.headers.get("idempotency-key"));
+    expect(keys[0]).toBeTruthy();
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it("reports a ServerError with the request id when the server stays in startup", async () => {
+    const { client, sent } = clientWith([startingUp(), startingUp(), startingUp()], { maxRetries: 0 });
+    const error = await client.getStatus(taskId).catch((caught: unknown) => caught);
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 503, requestId: "req_start" });
+    expect(sent).toHaveLength(1);
+  });
+});

@@ -22,6 +22,7 @@ import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { createFixtureRenderer } from "./fixture-renderer.js";
 import { createRequestHandler } from "./request-handler.js";
+import { startingUpResponse } from "./starting-up.js";
 import { openVideoStorage } from "./video-storage.js";
 
 export interface NodeHost {
@@ -62,7 +63,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   // Listen first: with PORT=0 the public URL (in every video_url) needs the bound port.
   const server = serve({
     fetch: (request: Request, env: unknown) =>
-      handler ? handler(request, env) : Response.json({ error: "Service Unavailable" }, { status: 503 }),
+      handler ? handler(request, env) : startingUpResponse(request),
     port: config.port,
     hostname: config.host,
   });

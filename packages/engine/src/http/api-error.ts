@@ -73,6 +73,31 @@ export function internalErrorBody(
   };
 }
 
+/**
+ * The 503 body of a server that cannot serve yet (the reference server between
+ * listening and the end of its startup sweep): `SERVICE_UNAVAILABLE`, the
+ * request id, and when to retry. Send it with `Retry-After`.
+ *
+ * @example
+ * Response.json(serviceUnavailableBody("req_123", 1, { create: false }), {
+ *   status: 503,
+ *   headers: { "Retry-After": "1" },
+ * });
+ */
+export function serviceUnavailableBody(
+  requestId: string,
+  retryAfterSeconds: number,
+  options: { create: boolean },
+): ErrorBody | CreateErrorBody {
+  return {
+    ...(options.create ? { success: false as const } : {}),
+    error: HTTP_REASON_PHRASES[503],
+    code: "SERVICE_UNAVAILABLE",
+    message: `The service is starting; retry in ${retryAfterSeconds} s.`,
+    request_id: requestId,
+  };
+}
+
 /** The three auth refusals of docs/api.md#authentication, word for word, by cause. */
 export const AUTH_MESSAGES: {
   readonly missing: typeof AUTH_ERROR_MESSAGES.missingAuthorization;
