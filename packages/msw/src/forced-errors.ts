@@ -93,10 +93,10 @@ function forcedResponse(error: PendingError, create: boolean): Response {
     });
   }
   if (error.status === 503) {
-    return Response.json(
-      serviceUnavailableBody(requestId, error.retryAfterSeconds, { create }),
-      { status: 503, headers: { ...headers, "Retry-After": String(error.retryAfterSeconds) } },
-    );
+    return Response.json(serviceUnavailableBody(requestId, error.retryAfterSeconds, { create }), {
+      status: 503,
+      headers: { ...headers, "Retry-After": String(error.retryAfterSeconds) },
+    });
   }
   return Response.json(internalErrorBody(requestId, { create }), { status: 500, headers });
 }
