@@ -9,7 +9,7 @@
 import { utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { createTask, waitForTerminal } from "./support/api.js";
+import { completedTask } from "./support/api.js";
 import {
   eventually,
   type RunningServer,
@@ -37,10 +37,8 @@ async function start(env: Record<string, string>, dataDir?: string): Promise<Run
 }
 
 async function completedVideoUrl(server: RunningServer, prompt: string) {
-  const taskId = await createTask(server, { prompt });
-  const done = await waitForTerminal(server, taskId, 15_000);
-  expect(done.status).toBe("completed");
-  return { taskId, videoUrl: new URL(done.video_url as string) };
+  const { taskId, videoUrl } = await completedTask(server, prompt);
+  return { taskId, videoUrl: new URL(videoUrl) };
 }
 
 /**

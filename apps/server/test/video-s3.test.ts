@@ -10,7 +10,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { createTask, getStatus, waitForTerminal } from "./support/api.js";
+import { completedTask, getStatus } from "./support/api.js";
 import { type LocalS3Server, startLocalS3 } from "./support/s3-server.js";
 import {
   eventually,
@@ -44,13 +44,6 @@ async function start(env: Record<string, string>, dataDir = temporaryDataDir()):
   const server = await startServer({ env: { ...FAST_SERVICE_ENV, ...env }, dataDir });
   started.push(server);
   return server;
-}
-
-async function completedTask(server: RunningServer, prompt: string) {
-  const taskId = await createTask(server, { prompt });
-  const done = await waitForTerminal(server, taskId, 15_000);
-  expect(done.status).toBe("completed");
-  return { taskId, videoUrl: done.video_url as string };
 }
 
 /** What a download tool sees of a URL: status, type, range and the bytes. */

@@ -41,3 +41,15 @@ export function waitForTerminal(server: RunningServer, taskId: string, timeoutMs
     `task ${taskId} to finish`,
   );
 }
+
+/** Creates a text task, waits until it has completed, and returns its id and `video_url`. */
+export async function completedTask(
+  server: RunningServer,
+  prompt: string,
+  timeoutMs = 15_000,
+): Promise<{ taskId: string; videoUrl: string }> {
+  const taskId = await createTask(server, { prompt });
+  const done = await waitForTerminal(server, taskId, timeoutMs);
+  expect(done.status).toBe("completed");
+  return { taskId, videoUrl: done.video_url as string };
+}
