@@ -55,7 +55,8 @@ export function securityHeaders(mediaOrigins: readonly string[]): MiddlewareHand
       extra && !mediaOrigins.includes(extra) ? contentSecurityPolicy([...mediaOrigins, extra]) : csp,
     );
     headers.set("X-Frame-Options", "DENY");
-    headers.set("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on form posts.
+    headers.set("Referrer-Policy", "same-origin");
     headers.set("X-Content-Type-Options", "nosniff");
     headers.set("Cross-Origin-Opener-Policy", "same-origin");
     headers.set("Cross-Origin-Resource-Policy", "same-origin");

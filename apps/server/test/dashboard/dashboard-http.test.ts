@@ -122,7 +122,7 @@ describe("sign-in", () => {
 });
 
 describe("defences", () => {
-  it("sends a strict CSP, no framing and no referrer on every page", async () => {
+  it("sends a strict CSP, no framing and no referrer to other origins on every page", async () => {
     const cookie = await signedIn();
     for (const path of [
       "/dashboard/tasks",
@@ -138,7 +138,7 @@ describe("defences", () => {
       expect(csp).not.toContain("unsafe-inline");
       expect(csp).toContain("frame-ancestors 'none'");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
-      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("referrer-policy")).toBe("same-origin");
       expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)/);
     }
   });

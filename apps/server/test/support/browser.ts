@@ -11,10 +11,12 @@ export const CHROMIUM_PATH: string = process.env.GENVIDEO_CHROMIUM ?? "/usr/bin/
 /**
  * @example
  * const browser = await launchChromium();
+ * // Extra flags, e.g. a made-up host name that resolves to loopback:
+ * const rebinding = await launchChromium({ extraArgs: ["--host-resolver-rules=MAP rebind.test 127.0.0.1"] });
  * const page = await browser.newPage();
  * await browser.close();
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(options: { extraArgs?: readonly string[] } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
@@ -26,6 +28,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...(options.extraArgs ?? []),
     ],
   });
 }

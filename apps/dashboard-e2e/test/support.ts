@@ -1,0 +1,129 @@
+/** What the dashboard's browser tests share: accessibility audits, screenshots, a webhook receiver. */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const screenshotsDir = fileURLToPath(new URL("../../../docs/dashboard/", import.meta.url));
+/** `GENVIDEO_DASHBOARD_SCREENSHOTS=1` writes the PNGs docs/dashboard.md shows (light and dark). */
+const takeScreenshots = process.env.GENVIDEO_DASHBOARD_SCREENSHOTS === "1";
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core on the page in light and dark, and fails on any serious or
+ * critical violation. axe is evaluated through the DevTools protocol, which
+ * the page's CSP (no inline script) does not govern.
+ */
+export async function audit(page: Page, name: string): Promise<void> {
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+      const result = await axe.run();
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => ({ target: n.target })),
+      }));
+    });
+    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+    if (takeScreenshots) await page.screenshot({ path: `${screenshotsDir}${name}-${colorScheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+/** True when nothing on the page is wider than the viewport (readable on a phone). */
+export async function fitsViewport(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+}
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback whose answer (status) a test changes as it goes. */
+export async function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  setStatus(status: number): void;
+  close(): Promise<void>;
+}> {
+  const received: Received[] = [];
+  let status = 200;
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body });
+      response
+        .writeHead(status, { "content-type": "text/plain" })
+        .end(status === 200 ? "ok" : "receiver says no");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    setStatus: (next) => {
+      status = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A page on another origin (another port of 127.0.0.1: same site, other origin) with a form aimed at the dashboard. */
+export async function startAttackerPage(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const html = `<!doctype html><meta charset="utf-8"><title>attacker</title>
+<form method="post" action="${target}/dashboard/keys"><input name="name" value="stolen"><input name="expires" value="never"><button>Go</button></form>`;
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/html" }).end(html),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
