@@ -5,14 +5,17 @@
  * object store serves itself (Range requests, `video/mp4`, its own expiry check),
  * so no process of ours is in the download path. See docs/operating.md.
  *
- * Signed with aws4fetch (SigV4 over fetch and Web Crypto, one small file, no
- * dependencies): a video is one PUT of a few megabytes at most, far below the
- * 5 GiB a single PUT takes, so nothing here needs multipart uploads or the AWS SDK.
+ * Requests are signed with aws4fetch (SigV4 over fetch and Web Crypto, one
+ * small file, no dependencies): a video is one PUT of a few megabytes at most,
+ * far below the 5 GiB a single PUT takes, so nothing here needs multipart
+ * uploads or the AWS SDK. URLs are presigned by `S3Presigner` (node:crypto),
+ * since that runs on status reads.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { AwsClient, AwsV4Signer } from "aws4fetch";
+import { AwsClient } from "aws4fetch";
 import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./local-video-storage.js";
+import { encodeRfc3986, S3Presigner } from "./s3-presign.js";
 import { deletePartialsOlderThan, removeFile, STALE_STAGING_MS, stagingFile } from "./staging-files.js";
 import type { VideoFileStorage, VideoSweep } from "./video-file-storage.js";
 
@@ -87,11 +90,8 @@ export class S3VideoStorage implements VideoFileStorage {
   readonly presignedSeconds: number;
   readonly #bucketUrl: string;
   readonly #pathStyle: boolean;
-  readonly #region: string;
-  readonly #credentials: S3Credentials;
   readonly #client: AwsClient;
-  /** SigV4 signing keys, one per day: shared by every signature so each costs one HMAC. */
-  readonly #signingKeys = new Map<string, ArrayBuffer>();
+  readonly #presigner: S3Presigner;
   readonly #wallClock: () => number;
   readonly #listPageSize: number;
   /**
@@ -110,8 +110,6 @@ export class S3VideoStorage implements VideoFileStorage {
       throw new RangeError(`A presigned URL lives at most 7 days; asked for ${realTtlSeconds} s`);
     }
     this.presignedSeconds = Math.min(MAX_PRESIGNED_SECONDS, realTtlSeconds + MINUTE_MS / 1000);
-    this.#region = options.region;
-    this.#credentials = options.credentials;
     this.#wallClock = options.wallClock ?? Date.now;
     this.#listPageSize = options.listPageSize ?? 1000;
     const endpoint = options.endpoint?.replace(/\/+$/, "");
@@ -122,11 +120,14 @@ export class S3VideoStorage implements VideoFileStorage {
     this.#bucketUrl = this.#pathStyle
       ? `${endpoint ?? aws}/${encodeURIComponent(this.location.bucket)}`
       : `https://${this.location.bucket}.s3.${options.region}.amazonaws.com`;
+    const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
+    this.#presigner = new S3Presigner(options.credentials, options.region);
     this.#client = new AwsClient({
-      ...this.#signingCredentials(),
+      accessKeyId,
+      secretAccessKey,
+      ...(sessionToken ? { sessionToken } : {}),
       service: "s3",
       region: options.region,
-      cache: this.#signingKeys,
       // aws4fetch retries 5xx and 429 with backoff; a few tries, each bounded by the request's timeout.
       retries: 2,
     });
@@ -150,19 +151,7 @@ export class S3VideoStorage implements VideoFileStorage {
     const signedAt = Math.floor(this.#wallClock() / MINUTE_MS) * MINUTE_MS;
     const last = this.#lastSigned.get(taskId);
     if (last?.signedAt === signedAt) return last.url;
-    const unsigned = new URL(this.#objectUrl(videoKey));
-    unsigned.searchParams.set("X-Amz-Expires", String(this.presignedSeconds));
-    const signer = new AwsV4Signer({
-      ...this.#signingCredentials(),
-      url: unsigned.href,
-      method: "GET",
-      service: "s3",
-      region: this.#region,
-      cache: this.#signingKeys,
-      datetime: amzDate(signedAt),
-      signQuery: true,
-    });
-    const url = (await signer.sign()).url.href;
+    const url = this.#presigner.presign(this.#objectUrl(videoKey), signedAt, this.presignedSeconds);
     if (!last && this.#lastSigned.size >= RECENTLY_SIGNED) this.#lastSigned.clear();
     this.#lastSigned.set(taskId, { signedAt, url });
     return url;
@@ -300,11 +289,6 @@ export class S3VideoStorage implements VideoFileStorage {
     return `s3://${this.location.bucket}/${this.location.prefix}${videoKey}`;
   }
 
-  #signingCredentials(): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } {
-    const { accessKeyId, secretAccessKey, sessionToken } = this.#credentials;
-    return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
-  }
-
   async #send(
     url: string,
     init: {
@@ -329,18 +313,6 @@ export class S3VideoStorage implements VideoFileStorage {
       throw new S3RequestError(`${init.method} ${new URL(url).origin} failed: ${detail}`);
     }
   }
-}
-
-/** `20260102T030405Z`, the SigV4 date form. */
-function amzDate(time: number): string {
-  return new Date(time).toISOString().replace(/[:-]|\.\d{3}/g, "");
-}
-
-function encodeRfc3986(segment: string): string {
-  return encodeURIComponent(segment).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
 }
 
 /** Throws an S3RequestError with S3's code and message unless the response is 2xx. */
