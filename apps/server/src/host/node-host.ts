@@ -13,6 +13,7 @@ import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import type { Logger } from "../http/logger.js";
+import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
@@ -20,7 +21,6 @@ import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js
 import { createWebhookTransport } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
-import { createFixtureRenderer } from "./fixture-renderer.js";
 import { createRequestHandler } from "./request-handler.js";
 import { startingUpResponse } from "./starting-up.js";
 import { openVideoStorage } from "./video-storage.js";

@@ -1,12 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tinyMp4Bytes } from "@genvideo/engine";
 import { expect, it } from "vitest";
-// The engine exports this fixture for the msw package; checked here, where ffprobe is at hand.
-import { tinyMp4Bytes } from "../../../../packages/engine/src/fixtures/tiny-mp4.js";
 import { probeVideo, topLevelBoxes } from "./testing/decode-video.js";
 
-it("the engine's tiny MP4 fixture is a valid, faststart H.264 video", async () => {
+// The fixture renderer's (and the msw mock's) video; checked here, where ffprobe is at hand.
+it("the engine's tiny MP4 is a valid, faststart H.264 video", async () => {
   const dir = await mkdtemp(join(tmpdir(), "genvideo-fixture-"));
   try {
     const bytes = tinyMp4Bytes();

@@ -54,11 +54,11 @@ export async function runScenario(target: ParityTarget, scenario: Scenario): Pro
     const response = await target.fetch(path, init);
     const contentType = response.headers.get("content-type");
     const bytes = new Uint8Array(await response.arrayBuffer());
-    // The two serve different fixture videos; what matters is that both are MP4s.
+    // Both serve the engine's tiny MP4 (the server with GENVIDEO_RENDERER=fixture): same size too.
     const body = contentType?.includes("json")
       ? JSON.parse(new TextDecoder().decode(bytes))
       : new TextDecoder().decode(bytes.slice(4, 8)) === "ftyp"
-        ? "<mp4>"
+        ? `<mp4, ${bytes.length} bytes>`
         : `<${bytes.length} bytes>`;
     exchanges.push({ request: label, status: response.status, contentType, body: neutral(body, ids) });
     return body as Record<string, unknown>;
