@@ -17,7 +17,6 @@ export * from "./config.js";
 export { bytesToBase64 } from "./crypto/web-crypto.js";
 export * from "./engine.js";
 export { ApiError, AUTH_MESSAGES, internalErrorBody, serviceUnavailableBody } from "./http/api-error.js";
-export { TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./video/tiny-mp4.js";
 export type { EngineEnv } from "./http/engine-env.js";
 export { rateLimitedError } from "./http/rate-limit-middleware.js";
 export type { RandomUUID } from "./ids.js";
@@ -31,5 +30,13 @@ export { ACTIVE_STATES } from "./tasks/lifecycle.js";
 export { finishAtOf, scenarioOf } from "./tasks/scenario.js";
 export type { TaskStatusBody } from "./tasks/status-view.js";
 export type { TaskWorkReport } from "./tasks/task-worker.js";
+export { TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./video/tiny-mp4.js";
+export {
+  type DownloadableVideo,
+  serveVideoDownload,
+  type VideoDownloadSource,
+  videoFromBytes,
+} from "./video/video-download.js";
+export { type UrlCheck, VideoUrlSigner, type VideoUrlSignerOptions } from "./video/video-url-signer.js";
 export { signWebhook, type WebhookSignatureHeaders } from "./webhooks/sign.js";
 export type { WebhookEventWithAttempts } from "./webhooks/webhook-events.js";

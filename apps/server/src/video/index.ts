@@ -1,4 +1,3 @@
-export { parseRange, type RangeRequest } from "./byte-range.js";
 export { LocalVideoStorage, type LocalVideoStorageOptions } from "./local-video-storage.js";
 export { createRetentionSweeper, type RetentionSweeper, type SweepableStorage } from "./retention-sweeper.js";
 export {
@@ -8,7 +7,6 @@ export {
   S3VideoStorage,
   type S3VideoStorageOptions,
 } from "./s3-video-storage.js";
-export { type UrlCheck, UrlSigner } from "./url-signature.js";
 export type {
   OpenedVideo,
   ServedVideoStorage,

@@ -37,7 +37,7 @@ describe("signed URLs", () => {
     expect(parsed.origin + parsed.pathname).toBe(`https://videos.example.com/videos/${TASK}.mp4`);
     expect(Number(expires)).toBe(NOW / 1000 + 7 * 24 * 3600);
     expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(storage.checkUrl(TASK, expires, signature, NOW)).toEqual({ ok: true });
+    expect(await storage.checkUrl(TASK, expires, signature, NOW)).toEqual({ ok: true });
   });
 
   it("gives a task one URL per minute: expiry rounded up to the minute, a fresh valid URL after it", async () => {
@@ -49,40 +49,50 @@ describe("signed URLs", () => {
     const later = await storage.signedUrl(`${TASK}.mp4`, TASK, NOW + 61_000);
     expect(Number(query(later).expires)).toBe(Number(query(first).expires) + 60);
     const { expires, signature } = query(later);
-    expect(storage.checkUrl(TASK, expires, signature, NOW + 61_000)).toEqual({ ok: true });
+    expect(await storage.checkUrl(TASK, expires, signature, NOW + 61_000)).toEqual({ ok: true });
     // Another task in the same minute is signed for itself.
     const otherTask = TASK.replace("3f", "4f");
     const other = query(await storage.signedUrl(`${otherTask}.mp4`, otherTask, NOW));
     expect(other.signature).not.toBe(query(first).signature);
-    expect(storage.checkUrl(otherTask, other.expires, other.signature, NOW)).toEqual({ ok: true });
+    expect(await storage.checkUrl(otherTask, other.expires, other.signature, NOW)).toEqual({ ok: true });
   });
 
   it("refuses a tampered signature, expiry or task id, and a URL past its expiry", async () => {
     const { expires, signature } = query(await storage.signedUrl(`${TASK}.mp4`, TASK, NOW));
     const flipped = `${signature!.slice(0, -1)}${signature!.endsWith("A") ? "B" : "A"}`;
-    expect(storage.checkUrl(TASK, expires, flipped, NOW)).toEqual({ ok: false, code: "INVALID_SIGNATURE" });
-    expect(storage.checkUrl(TASK, String(Number(expires) + 60), signature, NOW)).toMatchObject({
+    expect(await storage.checkUrl(TASK, expires, flipped, NOW)).toEqual({
+      ok: false,
       code: "INVALID_SIGNATURE",
     });
-    expect(storage.checkUrl(TASK.replace("3f", "4f"), expires, signature, NOW)).toMatchObject({
+    expect(await storage.checkUrl(TASK, String(Number(expires) + 60), signature, NOW)).toMatchObject({
       code: "INVALID_SIGNATURE",
     });
-    expect(storage.checkUrl(TASK, undefined, signature, NOW)).toMatchObject({ code: "INVALID_SIGNATURE" });
-    expect(storage.checkUrl(TASK, expires, `${signature}=`, NOW)).toMatchObject({
+    expect(await storage.checkUrl(TASK.replace("3f", "4f"), expires, signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
+    expect(await storage.checkUrl(TASK, undefined, signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
+    expect(await storage.checkUrl(TASK, expires, `${signature}=`, NOW)).toMatchObject({
       code: "INVALID_SIGNATURE",
     });
     // The same instant written another way is not the signed text either.
-    expect(storage.checkUrl(TASK, `0${expires}`, signature, NOW)).toMatchObject({
+    expect(await storage.checkUrl(TASK, `0${expires}`, signature, NOW)).toMatchObject({
       code: "INVALID_SIGNATURE",
     });
     const later = (Number(expires) + 1) * 1000;
-    expect(storage.checkUrl(TASK, expires, signature, later)).toEqual({ ok: false, code: "URL_EXPIRED" });
+    expect(await storage.checkUrl(TASK, expires, signature, later)).toEqual({
+      ok: false,
+      code: "URL_EXPIRED",
+    });
   });
 
   it("does not accept URLs signed with another key", async () => {
     const other = new LocalVideoStorage({ dir, publicUrl: "https://x", signingKey: "other-secret" });
     const { expires, signature } = query(await other.signedUrl(`${TASK}.mp4`, TASK, NOW));
-    expect(storage.checkUrl(TASK, expires, signature, NOW)).toMatchObject({ code: "INVALID_SIGNATURE" });
+    expect(await storage.checkUrl(TASK, expires, signature, NOW)).toMatchObject({
+      code: "INVALID_SIGNATURE",
+    });
   });
 
   it("honours a configured ttl", async () => {

@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { copyFile, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
 import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
 import {
   deleteFilesOlderThan,
@@ -11,7 +12,6 @@ import {
   STALE_STAGING_MS,
   stagingFile,
 } from "./staging-files.js";
-import { type UrlCheck, UrlSigner } from "./url-signature.js";
 import type { OpenedVideo, ServedVideoStorage, StoredVideoInfo, VideoSweep } from "./video-file-storage.js";
 
 export const DEFAULT_URL_TTL_SECONDS: number = VIDEO_URL_TTL_MS / 1000;
@@ -32,8 +32,6 @@ export interface LocalVideoStorageOptions {
 
 /** Task ids are UUIDs; anything else is refused before it can become a path. */
 const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
-/** Tasks whose last URL is remembered (see `#lastSigned`); past this the memory starts over. */
-const RECENTLY_SIGNED = 4096;
 
 function etagOf(size: number, modifiedAt: number): string {
   return `"${size.toString(16)}-${Math.floor(modifiedAt).toString(16)}"`;
@@ -49,20 +47,19 @@ export class LocalVideoStorage implements ServedVideoStorage {
   readonly publicUrl: string;
   readonly ttlSeconds: number;
   readonly retentionMs: number;
-  readonly #signer: UrlSigner;
-  /**
-   * The URL last signed per task: it changes once a minute (see `signedUrl`),
-   * so a task polled many times a minute is signed once, not once a read (an
-   * HMAC was a tenth of a status read).
-   */
-  readonly #lastSigned = new Map<string, { expires: number; url: string }>();
+  /** Signs and checks the download URLs this server serves itself (see `videoRoutes`). */
+  readonly #signer: VideoUrlSigner;
 
   constructor(options: LocalVideoStorageOptions) {
     this.dir = options.dir;
     this.publicUrl = options.publicUrl.replace(/\/+$/, "");
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_URL_TTL_SECONDS;
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-    this.#signer = new UrlSigner(options.signingKey);
+    this.#signer = new VideoUrlSigner({
+      publicUrl: this.publicUrl,
+      signingKey: options.signingKey,
+      ttlSeconds: this.ttlSeconds,
+    });
   }
 
   keyForTask(taskId: string): string {
@@ -73,26 +70,16 @@ export class LocalVideoStorage implements ServedVideoStorage {
   async signedUrl(videoKey: string, taskId: string, now: number): Promise<string> {
     if (videoKey !== this.keyForTask(taskId))
       throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
-    // Rounded up to the whole minute: polls of one task within a minute get the
-    // same URL, which clients and CDNs can cache, and which is signed once. A URL
-    // lives its TTL and up to 59 s more.
-    const expires = Math.ceil((Math.floor(now / 1000) + this.ttlSeconds) / 60) * 60;
-    const last = this.#lastSigned.get(taskId);
-    if (last?.expires === expires) return last.url;
-    const signature = this.#signer.sign(taskId, expires);
-    const url = `${this.publicUrl}/videos/${encodeURIComponent(taskId)}.mp4?expires=${expires}&signature=${signature}`;
-    if (!last && this.#lastSigned.size >= RECENTLY_SIGNED) this.#lastSigned.clear();
-    this.#lastSigned.set(taskId, { expires, url });
-    return url;
+    return this.#signer.signedUrl(taskId, now);
   }
 
   checkUrl(
     taskId: string,
-    expires: string | undefined,
-    signature: string | undefined,
+    expires: string | null | undefined,
+    signature: string | null | undefined,
     now: number,
-  ): UrlCheck {
-    return this.#signer.check(taskId, expires, signature, Math.floor(now / 1000));
+  ): Promise<UrlCheck> {
+    return this.#signer.check(taskId, expires, signature, now);
   }
 
   stagingPath(taskId: string): Promise<string> {

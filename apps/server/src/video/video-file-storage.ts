@@ -1,5 +1,4 @@
-import type { VideoStorage } from "@genvideo/engine";
-import type { UrlCheck } from "./url-signature.js";
+import type { UrlCheck, VideoStorage } from "@genvideo/engine";
 
 /** What is known about a stored video without reading it. */
 export interface StoredVideoInfo {
@@ -54,5 +53,10 @@ export interface VideoFileStorage extends VideoStorage {
 export interface ServedVideoStorage extends VideoFileStorage {
   open(videoKey: string): Promise<OpenedVideo | undefined>;
   /** Checks a download URL's `expires` and `signature` for a task at service time `now` (ms). */
-  checkUrl(taskId: string, expires: string | undefined, signature: string | undefined, now: number): UrlCheck;
+  checkUrl(
+    taskId: string,
+    expires: string | null | undefined,
+    signature: string | null | undefined,
+    now: number,
+  ): Promise<UrlCheck>;
 }
