@@ -19,6 +19,11 @@ const benchmarks = [
   ["msw-overhead", "status read through the mock vs a constant msw handler", "node msw/overhead.mjs"],
   ["server", "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks", "node server/run.mjs"],
   [
+    "renderer-time",
+    "default clip render time before/after (median of 5); renders per second with 2 slots",
+    "node renderer/render-time.mjs",
+  ],
+  [
     "renderer",
     "default clip render time; status p99 idle vs during 2 renders",
     "node renderer/render-latency.mjs",

@@ -1,6 +1,6 @@
 /**
  * Entry of the frame process: a child Node process that makes one video's
- * frames and writes them as raw RGB to its stdout, which is ffmpeg's stdin.
+ * frames and writes them as raw I420 to its stdout, which is ffmpeg's stdin.
  * The server process only starts it and waits, so neither the pixel work nor
  * the garbage it makes ever touches the event loop that answers requests, and
  * the whole render can run at a lower CPU priority.
@@ -9,6 +9,7 @@ import type { GenerationRequest } from "@genvideo/schema";
 import { framesFor } from "./frame-sources.js";
 import { writeFrames } from "./frame-writer.js";
 import type { FrameSize } from "./output-geometry.js";
+import { yuvFrameBytes } from "./yuv-frame.js";
 
 export interface FrameJob {
   request: GenerationRequest;
@@ -23,7 +24,7 @@ async function run(job: FrameJob): Promise<void> {
   const frames = await framesFor(job.request, job);
   await writeFrames(frames, process.stdout, {
     frameCount: job.frameCount,
-    frameBytes: job.size.width * job.size.height * 3,
+    frameBytes: yuvFrameBytes(job.size),
     end: false,
   });
 }

@@ -1,14 +1,16 @@
 import type { GenerationRequest } from "@genvideo/schema";
-import sharp, { type OverlayOptions } from "sharp";
 import { type Overlay, renderCaption } from "./caption.js";
 import { fitImage } from "./input-image.js";
 import type { FrameSize } from "./output-geometry.js";
-import { promptLook, renderOrb, renderPatternCanvas } from "./prompt-pattern.js";
+import { promptLook, renderPatternPair } from "./prompt-pattern.js";
+import { blendYuv, drawOrb, drawOverlay, orbOpacity, rgbToYuv420, wipe } from "./yuv-frame.js";
 
 /**
- * Produces the raw RGB frames of one video. Heavy pixel work (SVG rendering,
- * decoding, fitting, cropping, blending) runs in sharp, i.e. on libuv's thread
- * pool, so the event loop only sequences promises while a video is made.
+ * Produces the frames of one video as I420 (see yuv-frame.ts). The pictures
+ * a video is made of are decoded, drawn and converted once, by sharp on
+ * libuv's thread pool and in plain JS; each frame is then a few row copies,
+ * a blend or a small sprite away from them. Frames stay cheap to make and to
+ * encode: between two frames only what moves changes.
  */
 export interface FrameSource {
   frame(index: number): Promise<Buffer>;
@@ -31,78 +33,62 @@ function smoothstep(value: number): number {
   return clamped * clamped * (3 - 2 * clamped);
 }
 
-function rawInput(size: FrameSize, channels: 3 | 4) {
-  return { raw: { width: size.width, height: size.height, channels } };
+function even(value: number): number {
+  return Math.max(0, Math.round(value / 2) * 2);
 }
 
-function captionLayer(caption: Overlay | undefined, size: FrameSize): OverlayOptions[] {
-  if (!caption) return [];
-  return [
-    {
-      input: caption.rgba,
-      raw: { width: caption.width, height: caption.height, channels: 4 },
-      left: 0,
-      top: size.height - caption.height,
-    },
-  ];
-}
-
-/** `from` blended towards `to` by `amount` (0..1); the exact inputs at 0 and 1. */
-async function blend(from: Buffer, to: Buffer, amount: number, size: FrameSize, layers: OverlayOptions[]) {
-  const overlays: OverlayOptions[] = [];
-  if (amount >= 1) return compose(to, size, layers);
-  if (amount > 0) {
-    const translucent = await sharp(to, rawInput(size, 3)).ensureAlpha(amount).raw().toBuffer();
-    overlays.push({ input: translucent, ...rawInput(size, 4) });
-  }
-  return compose(from, size, [...overlays, ...layers]);
-}
-
-async function compose(base: Buffer, size: FrameSize, layers: OverlayOptions[]): Promise<Buffer> {
-  if (layers.length === 0) return base;
-  return sharp(base, rawInput(size, 3)).composite(layers).removeAlpha().raw().toBuffer();
+/** The caption band drawn over the bottom of an RGB picture, in place. */
+function withCaption(rgb: Buffer, caption: Overlay | undefined, size: FrameSize): Buffer {
+  if (caption) drawOverlay(rgb, size, caption, 0, size.height - caption.height);
+  return rgb;
 }
 
 /**
- * Text to video: the camera drifts across a pattern seeded by the prompt while
- * its colours turn and an orb traces a Lissajous path; the prompt is the caption.
+ * Blends cached by step: a cross-fade shows at most `steps` distinct
+ * pictures between its ends, each held for the frames that fall on it (an
+ * encoder codes a repeated frame for almost nothing).
+ */
+function blendSteps(from: Buffer, to: Buffer, steps: number): (amount: number) => Buffer {
+  const cache = new Map<number, Buffer>();
+  return (amount) => {
+    const step = Math.round(Math.min(1, Math.max(0, amount)) * steps);
+    let picture = cache.get(step);
+    if (!picture) {
+      picture = blendYuv(from, to, step / steps);
+      cache.set(step, picture);
+    }
+    return picture;
+  };
+}
+
+/**
+ * Text to video: the prompt's pattern, then the same pattern with its hues
+ * turned wiping across it from one side, while a glowing orb traces a
+ * Lissajous path; the prompt is the caption. All three come from the prompt.
  */
 async function textFrames(prompt: string, plan: FramePlan): Promise<FrameSource> {
   const { size } = plan;
   const look = promptLook(prompt);
-  const { rgb, canvas } = await renderPatternCanvas(look, size);
-  const orbDiameter = Math.max(4, Math.round(Math.min(size.width, size.height) * 0.18));
-  const orb = await renderOrb(orbDiameter);
   const caption = renderCaption(prompt, size.width, size.height);
-  const slackX = canvas.width - size.width;
-  const slackY = canvas.height - size.height;
+  const [first, last] = (await renderPatternPair(look, size)).map((rgb) =>
+    rgbToYuv420(withCaption(rgb, caption, size), size),
+  ) as [Buffer, Buffer];
+  const orbDiameter = Math.max(4, even(Math.min(size.width, size.height) * 0.18));
+  const opacity = orbOpacity(orbDiameter);
   return {
     async frame(index) {
       const progress = progressOf(index, plan);
-      const left = Math.round((look.driftFromRight ? 1 - progress : progress) * slackX);
-      const top = Math.round((look.driftFromBottom ? 1 - progress : progress) * slackY);
+      const split = even(smoothstep(progress) * size.width);
+      const frame = look.driftFromRight
+        ? wipe(last, first, size.width - split, size)
+        : wipe(first, last, split, size);
       const angle = progress * Math.PI * 2;
-      const orbLeft = Math.round(
+      const orbLeft = even(
         ((Math.sin(angle * look.orbFrequencyX + look.orbPhase) + 1) / 2) * (size.width - orbDiameter),
       );
-      const orbTop = Math.round(
-        ((Math.sin(angle * look.orbFrequencyY) + 1) / 2) * (size.height - orbDiameter),
-      );
-      return sharp(rgb, rawInput(canvas, 3))
-        .extract({ left, top, width: size.width, height: size.height })
-        .modulate({ hue: Math.round(progress * look.hueSpin) })
-        .composite([
-          {
-            input: orb,
-            raw: { width: orbDiameter, height: orbDiameter, channels: 4 },
-            left: orbLeft,
-            top: orbTop,
-          },
-          ...captionLayer(caption, size),
-        ])
-        .removeAlpha()
-        .raw()
-        .toBuffer();
+      const orbTop = even(((Math.sin(angle * look.orbFrequencyY) + 1) / 2) * (size.height - orbDiameter));
+      drawOrb(frame, size, opacity, orbDiameter, orbLeft, orbTop);
+      return frame;
     },
   };
 }
@@ -111,18 +97,19 @@ async function textFrames(prompt: string, plan: FramePlan): Promise<FrameSource>
  * Fits the images in parallel, but when several cannot be decoded, reports the
  * first in request order: the task's error names the same field every time.
  */
-type FittedImage = Awaited<ReturnType<typeof fitImage>>;
-
 async function fitImages(
   images: readonly (readonly [dataUri: string, label: string])[],
-  size: Parameters<typeof fitImage>[1],
-): Promise<FittedImage[]> {
+  size: FrameSize,
+): Promise<Buffer[]> {
   const settled = await Promise.allSettled(images.map(([dataUri, label]) => fitImage(dataUri, size, label)));
   return settled.map((result) => {
     if (result.status === "rejected") throw result.reason;
     return result.value;
   });
 }
+
+/** Distinct pictures in a cross-fade: about the smoothness of one per frame at 12 fps over a second. */
+const FADE_STEPS = 12;
 
 /**
  * Frame to frame: the first frame is the fitted start image, the last the
@@ -134,15 +121,18 @@ async function frameToFrameFrames(
   endFrame: string,
   plan: FramePlan,
 ): Promise<FrameSource> {
-  const [start, end] = (await fitImages(
-    [
-      [startFrame, "start_frame"],
-      [endFrame, "end_frame"],
-    ],
-    plan.size,
-  )) as [FittedImage, FittedImage];
+  const [start, end] = (
+    await fitImages(
+      [
+        [startFrame, "start_frame"],
+        [endFrame, "end_frame"],
+      ],
+      plan.size,
+    )
+  ).map((rgb) => rgbToYuv420(rgb, plan.size)) as [Buffer, Buffer];
+  const fade = blendSteps(start, end, FADE_STEPS);
   return {
-    frame: (index) => blend(start, end, smoothstep(progressOf(index, plan)), plan.size, []),
+    frame: async (index) => fade(smoothstep(progressOf(index, plan))),
   };
 }
 
@@ -152,24 +142,35 @@ async function frameToFrameFrames(
  * names which reference is showing and the prompt.
  */
 async function referenceFrames(prompt: string, images: string[], plan: FramePlan): Promise<FrameSource> {
+  const { size } = plan;
   const fitted = await fitImages(
     images.map((image, index) => [image, `reference_images[${index}]`] as const),
-    plan.size,
+    size,
   );
-  const captions = fitted.map((_, index) =>
-    renderCaption(`[reference ${index + 1}/${fitted.length}] ${prompt}`, plan.size.width, plan.size.height),
+  const pictures = fitted.map((rgb, index) =>
+    rgbToYuv420(
+      withCaption(
+        rgb,
+        renderCaption(`[reference ${index + 1}/${fitted.length}] ${prompt}`, size.width, size.height),
+        size,
+      ),
+      size,
+    ),
   );
-  const share = plan.frameCount / fitted.length;
+  const fades = pictures.map((picture, index) =>
+    blendSteps(picture, pictures[index + 1] ?? picture, FADE_STEPS),
+  );
+  const share = plan.frameCount / pictures.length;
   const fadeFrames = Math.min(Math.round(plan.fps * 0.4), Math.floor(share / 3));
   return {
-    frame(index) {
-      const slot = Math.min(fitted.length - 1, Math.floor(index / share));
-      const current = fitted[slot]!;
-      const next = fitted[slot + 1];
+    async frame(index) {
+      const slot = Math.min(pictures.length - 1, Math.floor(index / share));
       const intoFade = index - (Math.round((slot + 1) * share) - fadeFrames);
       const amount =
-        next && fadeFrames > 0 && intoFade >= 0 ? smoothstep((intoFade + 1) / (fadeFrames + 1)) : 0;
-      return blend(current, next ?? current, amount, plan.size, captionLayer(captions[slot], plan.size));
+        slot + 1 < pictures.length && fadeFrames > 0 && intoFade >= 0
+          ? smoothstep((intoFade + 1) / (fadeFrames + 1))
+          : 0;
+      return fades[slot]!(amount);
     },
   };
 }

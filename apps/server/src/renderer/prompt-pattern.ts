@@ -13,9 +13,8 @@ export interface PromptLook {
   angle: number;
   /** Pattern period as a fraction of the frame's short side. */
   period: number;
-  /** Where the camera drifts over the canvas: 0/1 per axis (start corner). */
+  /** Whether the turned pattern wipes in from the right (else from the left). */
   driftFromRight: boolean;
-  driftFromBottom: boolean;
   /** Degrees the hue turns over the clip. */
   hueSpin: number;
   /** The orb's Lissajous path. */
@@ -40,7 +39,6 @@ export function promptLook(prompt: string): PromptLook {
     angle: Math.round(unit(4) * 180),
     period: 0.12 + unit(5) * 0.2,
     driftFromRight: byte(6) % 2 === 1,
-    driftFromBottom: byte(7) % 2 === 1,
     hueSpin: 60 + Math.round(unit(8) * 120),
     orbFrequencyX: 1 + (byte(9) % 3),
     orbFrequencyY: 1 + (byte(10) % 2),
@@ -73,10 +71,7 @@ function patternShapes(look: PromptLook, period: number): string {
   }
 }
 
-/**
- * The canvas the camera drifts over: larger than the frame by half of it in
- * each direction. Only shapes, no SVG text, so it needs no installed font.
- */
+/** The pattern picture. Only shapes, no SVG text, so it needs no installed font. */
 function patternCanvasSvg(look: PromptLook, canvas: FrameSize, frame: FrameSize): string {
   const period = Math.max(8, Math.round(Math.min(frame.width, frame.height) * look.period));
   const blobs = look.blobs
@@ -100,25 +95,19 @@ ${blobs}
 </svg>`;
 }
 
-/** The canvas as raw RGB, rendered once per video on sharp's thread pool. */
-export async function renderPatternCanvas(
-  look: PromptLook,
-  frame: FrameSize,
-): Promise<{ rgb: Buffer; canvas: FrameSize }> {
-  const canvas = { width: Math.round(frame.width * 1.5), height: Math.round(frame.height * 1.5) };
-  const rgb = await sharp(Buffer.from(patternCanvasSvg(look, canvas, frame)))
-    .resize(canvas.width, canvas.height, { fit: "fill" })
+/**
+ * The pattern at frame size as raw RGB, and the same turned by the look's hue
+ * spin: the first and last pictures of a text video. Rendered once per video.
+ */
+export async function renderPatternPair(look: PromptLook, frame: FrameSize): Promise<[Buffer, Buffer]> {
+  const first = await sharp(Buffer.from(patternCanvasSvg(look, frame, frame)))
+    .resize(frame.width, frame.height, { fit: "fill" })
     .removeAlpha()
     .raw()
     .toBuffer();
-  return { rgb, canvas };
-}
-
-/** A soft white orb (RGBA) that moves over the pattern, so motion is visible even in flat areas. */
-export async function renderOrb(diameter: number): Promise<Buffer> {
-  const radius = diameter / 2;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${diameter}" height="${diameter}">
-<defs><radialGradient id="glow"><stop offset="0" stop-color="#fff" stop-opacity="0.95"/><stop offset="0.6" stop-color="#fff" stop-opacity="0.6"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs>
-<circle cx="${radius}" cy="${radius}" r="${radius}" fill="url(#glow)"/></svg>`;
-  return sharp(Buffer.from(svg)).resize(diameter, diameter).ensureAlpha().raw().toBuffer();
+  const last = await sharp(first, { raw: { ...frame, channels: 3 } })
+    .modulate({ hue: look.hueSpin })
+    .raw()
+    .toBuffer();
+  return [first, last];
 }
