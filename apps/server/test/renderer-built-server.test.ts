@@ -18,8 +18,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { probeVideo } from "../src/renderer/testing/decode-video.js";
 import { createTask, waitForTerminal } from "./support/api.js";
+import { probeVideo } from "./support/decode-video.js";
 import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
 
 const run = promisify(execFile);

@@ -15,9 +15,9 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { decodeFrame, meanAbsoluteError } from "../src/renderer/testing/decode-video.js";
+import { CHROMIUM_PATH, launchChromium } from "../src/testing/browser.js";
 import { createTask, waitForTerminal } from "./support/api.js";
-import { CHROMIUM_PATH, launchChromium } from "./support/browser.js";
+import { decodeFrame, meanAbsoluteError } from "./support/decode-video.js";
 import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
 
 /** The renderer's profile and level for 640x360 at 24 fps (High, level 3.0). */

@@ -7,8 +7,8 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { afterAll, expect, it } from "vitest";
-import { startReceiver, type TestReceiver } from "../src/webhooks/test-receivers.js";
 import { createTask } from "./support/api.js";
+import { startReceiver, type TestReceiver } from "./support/receivers.js";
 import { withServerDatabase } from "./support/server-database.js";
 import {
   eventually,

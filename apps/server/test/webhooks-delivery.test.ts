@@ -9,13 +9,8 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  answering,
-  type ReceiverHandler,
-  startReceiver,
-  type TestReceiver,
-} from "../src/webhooks/test-receivers.js";
 import { createTask, getStatus } from "./support/api.js";
+import { answering, type ReceiverHandler, startReceiver, type TestReceiver } from "./support/receivers.js";
 import {
   eventually,
   FAST_SERVICE_ENV,

@@ -8,8 +8,8 @@
  * the engine's callback-url tests); this is a handful of each kind.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { answering, startReceiver, type TestReceiver } from "../src/webhooks/test-receivers.js";
 import { createTask, credits } from "./support/api.js";
+import { answering, startReceiver, type TestReceiver } from "./support/receivers.js";
 import { eventually, removeDataDir, startServer, temporaryDataDir } from "./support/server-process.js";
 
 const ENV = { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off" };

@@ -9,8 +9,8 @@
  */
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_SPACING_MS } from "@genvideo/schema";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startReceiver, type TestReceiver } from "../src/webhooks/test-receivers.js";
 import { createTask } from "./support/api.js";
+import { startReceiver, type TestReceiver } from "./support/receivers.js";
 import {
   FAST_SERVICE_ENV,
   type RunningServer,

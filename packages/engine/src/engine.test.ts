@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHarness } from "./testing/test-harness.js";
+import { createHarness } from "../test/support/harness.js";
 
 describe("task lifecycle", () => {
   it("goes queued → processing → completed as service time passes", async () => {
@@ -30,7 +30,7 @@ describe("several engines on one store", () => {
   it("render each task once, end each once and notify once", async () => {
     const h = await createHarness({ workerConcurrency: 3 });
     const { createEngine } = await import("./engine.js");
-    const { FakeRenderer, FakeSender, fakeVideoStorage } = await import("./testing/test-harness.js");
+    const { FakeRenderer, FakeSender, fakeVideoStorage } = await import("../test/support/harness.js");
     const otherRenderer = new FakeRenderer();
     const otherSender = new FakeSender();
     const other = createEngine({

@@ -8,7 +8,7 @@ import {
   webpExtendedBytes,
   webpLosslessBytes,
   webpLossyBytes,
-} from "./test-images.js";
+} from "./testing/images.js";
 
 describe("inspectImageDataUri", () => {
   it.each([

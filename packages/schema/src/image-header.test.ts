@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { readImageSize, sniffImageFormat } from "./image-header.js";
-import { jpegBytes, pngBytes, webpExtendedBytes, webpLosslessBytes, webpLossyBytes } from "./test-images.js";
+import {
+  jpegBytes,
+  pngBytes,
+  webpExtendedBytes,
+  webpLosslessBytes,
+  webpLossyBytes,
+} from "./testing/images.js";
 
 describe("sniffImageFormat", () => {
   it.each([

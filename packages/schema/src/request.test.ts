@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PROMPT_MAX_LENGTH } from "./limits.js";
 import { GenerationRequestSchema, requestFormOf, validateGenerationRequest } from "./request.js";
-import { dataUri, JPEG_IMAGE, PNG_IMAGE, pngBytes, WEBP_IMAGE } from "./test-images.js";
+import { dataUri, JPEG_IMAGE, PNG_IMAGE, pngBytes, WEBP_IMAGE } from "./testing/images.js";
 
 const ALLOWED_FIELDS =
   "prompt, model_type, aspect_ratio, start_frame, end_frame, reference_images, callback_url";

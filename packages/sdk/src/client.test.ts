@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { completed, created, json, scriptedFetch, taskId } from "../test/support/fetch.js";
 import { type GenerationRequestInput, GenVideo, GenVideoError } from "./index.js";
-import { completed, created, json, scriptedFetch, taskId } from "./test-fetch.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { errorBody, json, networkFailure, type Reply, scriptedFetch, taskId } from "../test/support/fetch.js";
 import {
   AuthenticationError,
   BadRequestError,
@@ -17,7 +18,6 @@ import {
   WaitTimeoutError,
   WebhookVerificationError,
 } from "./index.js";
-import { errorBody, json, networkFailure, type Reply, scriptedFetch, taskId } from "./test-fetch.js";
 
 function failureOf(reply: Reply, call: "create" | "status" = "status"): Promise<unknown> {
   const { fetch } = scriptedFetch(reply);

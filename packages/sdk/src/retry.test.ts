@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GenVideo } from "./client.js";
-import { ConnectionError, RateLimitError, RequestTimeoutError, ServerError } from "./index.js";
 import {
   completed,
   created,
@@ -11,7 +9,9 @@ import {
   type Reply,
   scriptedFetch,
   taskId,
-} from "./test-fetch.js";
+} from "../test/support/fetch.js";
+import { GenVideo } from "./client.js";
+import { ConnectionError, RateLimitError, RequestTimeoutError, ServerError } from "./index.js";
 
 function clientWith(replies: Reply[], options: { maxRetries?: number; timeout?: number } = {}) {
   const double = scriptedFetch(...replies);

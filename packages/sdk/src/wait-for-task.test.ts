@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  completed,
+  created,
+  errorBody,
+  json,
+  type Reply,
+  scriptedFetch,
+  taskId,
+} from "../test/support/fetch.js";
 import { GenVideo, NotFoundError, RateLimitError, TaskFailedError, WaitTimeoutError } from "./index.js";
-import { completed, created, errorBody, json, type Reply, scriptedFetch, taskId } from "./test-fetch.js";
 
 const status = (name: string, extra: object = {}) =>
   json({ status: name, task_id: taskId, message: name, ...extra });

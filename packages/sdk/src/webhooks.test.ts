@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { taskId } from "../test/support/fetch.js";
 import { signWebhook, verifyWebhook, type WebhookPayload, WebhookVerificationError } from "./index.js";
-import { taskId } from "./test-fetch.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const otherSecret = "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24=";

@@ -21,7 +21,7 @@ import {
   verifyWebhook,
   type WebhookPayload,
 } from "../src/index.js";
-import { solidPng } from "./images.js";
+import { solidPng } from "./support/images.js";
 
 let server: RunningServer;
 let client: GenVideo;

@@ -17,7 +17,7 @@ import {
   WaitTimeoutError,
   type WebhookPayload,
 } from "../src/index.js";
-import { apiKey, freePort, type StubServer, startStubServer, webhookSecret } from "./stub-server.js";
+import { apiKey, freePort, type StubServer, startStubServer, webhookSecret } from "./support/stub-server.js";
 
 let stub: StubServer;
 let client: GenVideo;

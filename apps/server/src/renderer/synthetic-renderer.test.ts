@@ -4,10 +4,15 @@ import { join } from "node:path";
 import type { AspectRatio, GenerationRequest } from "@genvideo/schema";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  decodeFrame,
+  meanAbsoluteError,
+  probeVideo,
+  topLevelBoxes,
+} from "../../test/support/decode-video.js";
 import { LocalVideoStorage } from "../video/local-video-storage.js";
 import { locateFrameProcess } from "./frame-process-launcher.js";
 import { createSyntheticRenderer, type SyntheticRendererOptions } from "./synthetic-renderer.js";
-import { decodeFrame, meanAbsoluteError, probeVideo, topLevelBoxes } from "./testing/decode-video.js";
 
 // H.264 at CRF 20 plus 4:2:0 chroma subsampling loses a little; on smooth test
 // images the decoded frame stays within this mean error of the fitted input.

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tinyMp4Bytes } from "@genvideo/engine";
 import { expect, it } from "vitest";
-import { probeVideo, topLevelBoxes } from "./testing/decode-video.js";
+import { probeVideo, topLevelBoxes } from "../../test/support/decode-video.js";
 
 // The fixture renderer's (and the msw mock's) video; checked here, where ffprobe is at hand.
 it("the engine's tiny MP4 is a valid, faststart H.264 video", async () => {

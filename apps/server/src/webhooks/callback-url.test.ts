@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { fakeDns } from "../../test/support/dns.js";
+import { ssrfTargets } from "../../test/support/ssrf-targets.js";
 import { createCallbackUrlValidator, validateCallbackUrl } from "./callback-url.js";
-import { fakeDns } from "./test-dns.js";
-import { ssrfTargets } from "./test-ssrf-targets.js";
 
 // Names only ever resolved here, never connected to.
 const dns = () =>

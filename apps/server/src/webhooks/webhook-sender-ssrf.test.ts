@@ -8,12 +8,12 @@
 import type { LookupAddress } from "node:dns";
 import { createRequire } from "node:module";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fakeDns } from "../../test/support/dns.js";
+import { answering, startReceiver, type TestReceiver } from "../../test/support/receivers.js";
+import { ssrfTargets } from "../../test/support/ssrf-targets.js";
 import { validateCallbackUrl } from "./callback-url.js";
 import { createGuardedConnector, createGuardedLookup } from "./guarded-connector.js";
 import { RefusedAddressError } from "./host-resolver.js";
-import { fakeDns } from "./test-dns.js";
-import { answering, startReceiver, type TestReceiver } from "./test-receivers.js";
-import { ssrfTargets } from "./test-ssrf-targets.js";
 import { createWebhookSender } from "./webhook-sender.js";
 
 // undici is CommonJS and calls through these module objects, so patching them here reaches it.

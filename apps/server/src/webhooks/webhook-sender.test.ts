@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { hooksTestCertificate, hooksTestKey } from "./test-certificate.js";
-import { fakeDns } from "./test-dns.js";
+import { hooksTestCertificate, hooksTestKey } from "../../test/support/certificate.js";
+import { fakeDns } from "../../test/support/dns.js";
 import {
   answering,
   type ReceiverHandler,
   type ReceiverOptions,
   startReceiver,
   type TestReceiver,
-} from "./test-receivers.js";
+} from "../../test/support/receivers.js";
 import {
   type ClosableWebhookSender,
   createWebhookSender,

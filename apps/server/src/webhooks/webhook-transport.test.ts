@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { fakeDns } from "./test-dns.js";
-import { answering, startReceiver } from "./test-receivers.js";
+import { fakeDns } from "../../test/support/dns.js";
+import { answering, startReceiver } from "../../test/support/receivers.js";
 import { createWebhookTransport, type WebhookTransport } from "./webhook-transport.js";
 
 let transport: WebhookTransport | undefined;

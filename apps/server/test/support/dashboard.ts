@@ -1,6 +1,6 @@
 /** Dashboard helpers for the server's tests: sign-in links, sessions, form posts. */
 import { request } from "node:http";
-import type { RunningServer } from "./reference-server.js";
+import type { RunningServer } from "../../src/testing/reference-server.js";
 
 /** The sign-in link a first start or `dashboard link` printed, on a line of its own. */
 export function printedSignInLink(output: string): string {

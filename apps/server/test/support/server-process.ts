@@ -3,9 +3,9 @@
  * other packages' tests, plus running the CLI in this process, which imports
  * the server's sources and so stays out of what other packages import.
  */
-import type { CliResult } from "./reference-server.js";
+import type { CliResult } from "../../src/testing/reference-server.js";
 
-export * from "./reference-server.js";
+export * from "../../src/testing/reference-server.js";
 
 /**
  * Runs a CLI command inside the test process: the same code and the same

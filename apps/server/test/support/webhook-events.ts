@@ -1,6 +1,6 @@
 /** The delivery log of a task's webhooks, read over the API of a running test server. */
 import { expect } from "vitest";
-import { eventually, type RunningServer } from "./reference-server.js";
+import { eventually, type RunningServer } from "../../src/testing/reference-server.js";
 
 export interface EventListing {
   id: string;

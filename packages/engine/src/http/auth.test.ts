@@ -1,7 +1,7 @@
 import { AUTH_ERROR_MESSAGES } from "@genvideo/schema";
 import { describe, expect, it, vi } from "vitest";
+import { createHarness } from "../../test/support/harness.js";
 import { apiKeyChecksum } from "../keys/api-key.js";
-import { createHarness } from "../testing/test-harness.js";
 
 const unauthorized = (message: string) => ({ error: "Unauthorized", message });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../testing/test-harness.js";
+import { createHarness } from "../../test/support/harness.js";
 
 describe("rate limits", () => {
   it("answers 429 RATE_LIMITED with Retry-After once a key's create bucket is empty", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../testing/test-harness.js";
+import { createHarness } from "../../test/support/harness.js";
 
 const post = (body: unknown, key: string) => ({ body, headers: { "idempotency-key": key } });
 

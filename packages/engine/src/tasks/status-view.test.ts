@@ -1,6 +1,6 @@
 import { TaskStatusResponseSchema } from "@genvideo/schema";
 import { describe, expect, it } from "vitest";
-import { createHarness, fakeVideoStorage } from "../testing/test-harness.js";
+import { createHarness, fakeVideoStorage } from "../../test/support/harness.js";
 import { InconsistentTaskError, taskStatusBody } from "./status-view.js";
 
 describe("the status body of a completed task", () => {

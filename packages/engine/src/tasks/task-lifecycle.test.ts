@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../testing/test-harness.js";
+import { createHarness, type Harness } from "../../test/support/harness.js";
 
 async function credits(h: Harness): Promise<number> {
   const response = await h.call("GET", "/api/gen/account");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createHarness, type Harness, START } from "../../test/support/harness.js";
 import { manualClock } from "../clock.js";
 import { resolveEngineConfig } from "../config.js";
 import type { WebhookAttemptOutcome, WebhookDelivery, WebhookEventRecord, WebhookSender } from "../ports.js";
-import { createHarness, type Harness, START } from "../testing/test-harness.js";
 import { WebhookDispatcher } from "./webhook-dispatcher.js";
 
 /** A sender whose "dead" receivers hang until the test lets them go; every other URL answers 200 at once. */

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../testing/test-harness.js";
+import { createHarness } from "../../test/support/harness.js";
 
 const CALLBACK = "https://example.com/hooks/genvideo";
 

@@ -5,8 +5,8 @@
  * (credits carry over between rows on both).
  */
 
+import { JPEG_IMAGE, PNG_IMAGE, WEBP_IMAGE } from "@genvideo/schema/testing";
 import { TEST_API_KEY } from "@genvideo/server/testing";
-import { JPEG_IMAGE, PNG_IMAGE, WEBP_IMAGE } from "../../../schema/src/test-images.js";
 
 /** Whose key a step sends: the bootstrap key, none, the poor account's, or a literal Authorization header. */
 export type Credential = "default" | "none" | "poor" | { header: string };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createHarness } from "../../../test/support/harness.js";
 import type { Store } from "../../ports.js";
-import { createHarness } from "../../testing/test-harness.js";
 
 /** A real 1×1 PNG. */
 const PNG =
@@ -217,7 +217,7 @@ describe("POST /api/gen/generate: refusals", () => {
       close: () => h.store.close(),
     };
     const { createEngine } = await import("../../engine.js");
-    const { fakeVideoStorage } = await import("../../testing/test-harness.js");
+    const { fakeVideoStorage } = await import("../../../test/support/harness.js");
     const engine = createEngine({
       store: broken,
       clock: h.clock,

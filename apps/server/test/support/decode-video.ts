@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import { resolveFfmpegPath } from "../ffmpeg-path.js";
+import { resolveFfmpegPath } from "../../src/renderer/ffmpeg-path.js";
 
 // Test support: decode what the renderer produced with tools from npm packages only.
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
  * answers, to play DNS rebinding), and every question is recorded.
  */
 import { isIP } from "node:net";
-import type { ResolvedAddress, ResolveHost } from "./host-resolver.js";
+import type { ResolvedAddress, ResolveHost } from "../../src/webhooks/host-resolver.js";
 
 export interface FakeDns {
   resolve: ResolveHost;

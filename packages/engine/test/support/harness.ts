@@ -2,9 +2,9 @@
  * Test doubles for the ports and a harness around one engine, for this
  * package's tests only (excluded from the build).
  */
-import { type ManualClock, manualClock } from "../clock.js";
-import type { EngineConfigInput } from "../config.js";
-import { createEngine, type Engine, type EngineOptions } from "../engine.js";
+import { type ManualClock, manualClock } from "../../src/clock.js";
+import type { EngineConfigInput } from "../../src/config.js";
+import { createEngine, type Engine, type EngineOptions } from "../../src/engine.js";
 import type {
   Renderer,
   RenderJob,
@@ -12,8 +12,8 @@ import type {
   WebhookAttemptOutcome,
   WebhookDelivery,
   WebhookSender,
-} from "../ports.js";
-import { createMemoryStore, type MemoryStore } from "../store/memory-store.js";
+} from "../../src/ports.js";
+import { createMemoryStore, type MemoryStore } from "../../src/store/memory-store.js";
 
 /** A renderer that succeeds at once, unless told to fail or hang; records its jobs and aborts. */
 export class FakeRenderer implements Renderer {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { signWebhook } from "../src/index.js";
+import { signWebhook } from "../../src/index.js";
 
 export const apiKey = "gen_sk_stub_key_for_tests";
 export const webhookSecret = "whsec_c3R1YiBzZXJ2ZXIgd2ViaG9vayBzZWNyZXQ=";

@@ -2,9 +2,11 @@
 /**
  * Starts the server the way users do, `genvideo-server start`, in a child
  * process on a loopback port the OS picks (PORT=0), and reads the bound URL
- * from the startup log line. By default the CLI runs from its TypeScript
- * sources (no build step, always current); GENVIDEO_TEST_SERVER=dist runs the
- * built `dist/cli.js` instead.
+ * from the startup log line. Inside this repository's tests (this module loaded
+ * from its TypeScript source) the CLI runs from its sources too (no build step,
+ * always current), unless GENVIDEO_TEST_SERVER=dist asks for the built
+ * `dist/cli.js`; loaded from the build (`@genvideo/server/testing` outside
+ * vitest), it always runs the built CLI.
  *
  * The server's own tests, msw's parity tests and the SDK's end-to-end tests
  * all start the server through this module (`@genvideo/server/testing`). It
@@ -19,13 +21,15 @@ import { fileURLToPath } from "node:url";
 
 const serverRoot = fileURLToPath(new URL("../..", import.meta.url));
 const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
+// dist/testing/ and src/testing/ are equally deep, so serverRoot holds for both.
+const fromSource = import.meta.url.endsWith(".ts");
 
 export const TEST_API_KEY = "test_key_0123456789abcdefghij";
 export const TEST_WEBHOOK_SECRET: string = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
 
 /** The node arguments that run the CLI, from source or from dist. */
 export function cliCommand(): string[] {
-  if (process.env.GENVIDEO_TEST_SERVER === "dist") return [join(serverRoot, "dist/cli.js")];
+  if (process.env.GENVIDEO_TEST_SERVER === "dist" || !fromSource) return [join(serverRoot, "dist/cli.js")];
   return ["--conditions=@genvideo/source", "--import", hooks, join(serverRoot, "src/cli.ts")];
 }
 

@@ -1,6 +1,7 @@
 /**
- * Tiny real image headers for tests: just enough bytes for the magic numbers and the size
- * fields, built by hand so that the tests need no image files or libraries.
+ * `@genvideo/schema/testing`: tiny real image headers for tests, just enough bytes for the
+ * magic numbers and the size fields, built by hand so that tests need no image files or
+ * libraries. `PNG_IMAGE`, `JPEG_IMAGE` and `WEBP_IMAGE` are data URIs the request schema accepts.
  */
 
 function bytesOf(...parts: (number[] | string | Uint8Array)[]): Uint8Array {
