@@ -6,7 +6,7 @@
 import type { BootstrapResult } from "@genvideo/engine";
 import { ConfigError, type ServerConfig } from "../config.js";
 import { startNodeHost } from "../host/node-host.js";
-import { createLogger } from "../http/logger.js";
+import { createLogger } from "../logging/logger.js";
 import type { CliIo } from "./run-cli.js";
 
 /** A second signal during shutdown gives up on it: the operator means it. */

@@ -12,7 +12,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { streamSSE } from "hono/streaming";
 import type { Kysely } from "kysely";
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { Database } from "../store/tables.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";

@@ -6,7 +6,7 @@
  */
 import type { EngineConfigInput, EngineLogger } from "@genvideo/engine";
 import type { ServerConfig } from "../config.js";
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 
 /** A crashed worker's tasks go back to the queue after at least this much real time. */
 const TASK_LEASE_REAL_MS = 10_000;

@@ -12,7 +12,7 @@ import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";

@@ -7,8 +7,8 @@ import type { Engine } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import { hostRoutes } from "../http/host-routes.js";
-import type { Logger } from "../http/logger.js";
 import { openApiDocument } from "../http/openapi-document.js";
+import type { Logger } from "../logging/logger.js";
 import type { Database } from "../store/tables.js";
 import { type ServedVideoStorage, videoRoutes } from "../video/index.js";
 

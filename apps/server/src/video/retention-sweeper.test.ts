@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../http/logger.js";
+import { createLogger } from "../logging/logger.js";
 import { createRetentionSweeper } from "./retention-sweeper.js";
 import type { VideoSweep } from "./video-file-storage.js";
 

@@ -4,7 +4,7 @@
  * with many videos, so it runs beside the loop instead of holding up ticks,
  * one at a time; `stop()` waits for the one in flight.
  */
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 import type { VideoSweep } from "./video-file-storage.js";
 
 export interface SweepableStorage {

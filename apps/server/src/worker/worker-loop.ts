@@ -4,7 +4,7 @@
  * overlap; a failing tick is logged and the loop goes on, because a transient
  * database error must not stop every task from ever finishing.
  */
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 
 export interface Tickable {
   tick(): Promise<unknown>;
