@@ -87,6 +87,12 @@ export function serverEnvironment(
   return env;
 }
 
+/** Servers started and not yet exited: a test that fails or times out before stop() must not leave one running. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const dataDir = options.dataDir ?? temporaryDataDir();
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
@@ -106,12 +112,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  running.add(child);
+  void exited.then(() => running.delete(child));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${output}`)),
-      startTimeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // The caller never gets a handle to stop it: stop it here.
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${output}`));
+    }, startTimeoutMs);
     const check = () => {
       const match =
         /"msg":"listening".*?"url":"([^"]+)"/.exec(stdout) ??
