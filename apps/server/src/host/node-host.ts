@@ -21,6 +21,7 @@ import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js
 import { createWebhookTransport } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
+import { renderCapacityWarning } from "./render-capacity.js";
 import { createRequestHandler } from "./request-handler.js";
 import { startingUpResponse } from "./starting-up.js";
 import { openVideoStorage } from "./video-storage.js";
@@ -180,7 +181,17 @@ function createRenderer(
     };
   }
   const renderer = createSyntheticRenderer({ storage });
-  return { renderer, logRenderer: () => logFrameSynthesis(renderer.frameSynthesis, logger) };
+  const capacity = renderCapacityWarning(config.timeScale, config.workers);
+  return {
+    renderer,
+    logRenderer: () => {
+      logFrameSynthesis(renderer.frameSynthesis, logger);
+      if (capacity) {
+        const { message, ...fields } = capacity;
+        logger.warn({ renderer: "synthetic", ...fields, wayOut: "GENVIDEO_RENDERER=fixture" }, message);
+      }
+    },
+  };
 }
 
 function logFrameSynthesis(frameSynthesis: FrameSynthesis, logger: Logger): void {
