@@ -13,6 +13,7 @@ import {
   stagingFile,
 } from "./staging-files.js";
 import type { OpenedVideo, ServedVideoStorage, StoredVideoInfo, VideoSweep } from "./video-file-storage.js";
+import { assertTaskVideo, videoKeyForTask } from "./video-keys.js";
 
 export const DEFAULT_URL_TTL_SECONDS: number = VIDEO_URL_TTL_MS / 1000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -29,9 +30,6 @@ export interface LocalVideoStorageOptions {
   /** How long videos are kept before `sweep` deletes them, in ms. Default 7 days. */
   retentionMs?: number;
 }
-
-/** Task ids are UUIDs; anything else is refused before it can become a path. */
-const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 function etagOf(size: number, modifiedAt: number): string {
   return `"${size.toString(16)}-${Math.floor(modifiedAt).toString(16)}"`;
@@ -63,13 +61,11 @@ export class LocalVideoStorage implements ServedVideoStorage {
   }
 
   keyForTask(taskId: string): string {
-    if (!SAFE_TASK_ID.test(taskId)) throw new Error(`Not a valid task id for a video: ${taskId}`);
-    return `${taskId}.mp4`;
+    return videoKeyForTask(taskId);
   }
 
   async signedUrl(videoKey: string, taskId: string, now: number): Promise<string> {
-    if (videoKey !== this.keyForTask(taskId))
-      throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
+    assertTaskVideo(videoKey, taskId);
     return this.#signer.signedUrl(taskId, now);
   }
 

@@ -18,6 +18,7 @@ import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./local-video-sto
 import { encodeRfc3986, S3Presigner } from "./s3-presign.js";
 import { deletePartialsOlderThan, removeFile, STALE_STAGING_MS, stagingFile } from "./staging-files.js";
 import type { VideoFileStorage, VideoSweep } from "./video-file-storage.js";
+import { assertTaskVideo, videoKeyForTask } from "./video-keys.js";
 
 /** Where the videos go: `s3://<bucket>/<prefix>`; `prefix` is empty or ends with `/`. */
 export interface S3Location {
@@ -70,8 +71,6 @@ export class S3RequestError extends Error {
   }
 }
 
-/** Task ids are UUIDs; anything else never becomes an object key. */
-const SAFE_TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const VIDEO_NAME = /^([A-Za-z0-9_-]{1,128})\.mp4$/;
 /** Tasks whose last URL is remembered (see `#lastSigned`); past this the memory starts over. */
 const RECENTLY_SIGNED = 4096;
@@ -139,13 +138,11 @@ export class S3VideoStorage implements VideoFileStorage {
   }
 
   keyForTask(taskId: string): string {
-    if (!SAFE_TASK_ID.test(taskId)) throw new Error(`Not a valid task id for a video: ${taskId}`);
-    return `${taskId}.mp4`;
+    return videoKeyForTask(taskId);
   }
 
   async signedUrl(videoKey: string, taskId: string, _now: number): Promise<string> {
-    if (videoKey !== this.keyForTask(taskId))
-      throw new Error(`Video ${videoKey} does not belong to task ${taskId}`);
+    assertTaskVideo(videoKey, taskId);
     // Dated to the start of the minute, in real time: the object store checks
     // `X-Amz-Date + X-Amz-Expires` against its own clock, not our service clock.
     const signedAt = Math.floor(this.#wallClock() / MINUTE_MS) * MINUTE_MS;
