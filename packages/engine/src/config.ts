@@ -7,7 +7,7 @@ import {
   WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_RETRY_SPACING_MS,
 } from "@genvideo/schema";
-import { checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
+import { type CallbackUrlCheck, checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
 
 /**
  * The engine's settings. Hosts pass a partial config; everything left out
@@ -15,8 +15,7 @@ import { checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
  * unless the name says otherwise.
  */
 
-/** What a callback URL check answers: fine, or the reason it is refused (sent to the client). */
-export type CallbackUrlCheck = { ok: true } | { ok: false; reason: string };
+export type { CallbackUrlCheck } from "./callback-url/callback-url-syntax.js";
 
 /** One line per HTTP request. Never carries an API key (the path is logged without its query). */
 export interface RequestLogEntry {

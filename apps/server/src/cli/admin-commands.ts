@@ -4,9 +4,9 @@ import { defaultPublicUrl } from "../config.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { AdminContext } from "./admin-context.js";
+import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
 import { parseDuration } from "./duration.js";
 import { formatTable, formatTime } from "./format.js";
-import { type CliIo, type CliOptions, CommandError, UsageError } from "./run-cli.js";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
 type AdminCommand = (

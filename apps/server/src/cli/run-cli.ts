@@ -4,6 +4,7 @@
  * operator mistake (unknown account, revoked key) exits with 1.
  */
 import { parseArgs } from "node:util";
+import { AdminError } from "@genvideo/engine";
 import { ConfigError, loadConfig } from "../config.js";
 import {
   runAccountsCommand,
@@ -12,41 +13,8 @@ import {
   runWebhooksCommand,
 } from "./admin-commands.js";
 import { withAdminContext } from "./admin-context.js";
+import { type CliIo, type CliOptions, CommandError, OPTIONS, UsageError } from "./command-line.js";
 import { USAGE } from "./help.js";
-
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  out(line: string): void;
-  err(line: string): void;
-}
-
-/** A mistake in how the command was called: exit code 2 and the usage hint. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** An operator error the CLI explains in one line: exit code 1. */
-export class CommandError extends Error {
-  override name = "CommandError";
-}
-
-const OPTIONS = {
-  help: { type: "boolean", short: "h" },
-  json: { type: "boolean" },
-  credits: { type: "string" },
-  account: { type: "string" },
-  overlap: { type: "string" },
-  task: { type: "string" },
-  name: { type: "string" },
-  port: { type: "string" },
-  host: { type: "string" },
-  "database-url": { type: "string" },
-  "data-dir": { type: "string" },
-} as const;
-
-export type CliOptions = {
-  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
-};
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: CliOptions; positionals: string[] };
@@ -92,7 +60,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.err("Run genvideo-server --help for usage.");
       return 2;
     }
-    if (error instanceof CommandError || (error instanceof Error && error.name === "AdminError")) {
+    if (error instanceof CommandError || AdminError.isInstance(error)) {
       io.err(`genvideo-server: ${error.message}`);
       return 1;
     }

@@ -3,11 +3,11 @@
  * SIGTERM, then a graceful shutdown. On the very first start it creates the
  * default account and prints its API key and webhook secret, once.
  */
-import type { BootstrapResult } from "@genvideo/engine";
+import { AdminError, type BootstrapResult } from "@genvideo/engine";
 import { ConfigError, type ServerConfig } from "../config.js";
 import { startNodeHost } from "../host/node-host.js";
 import { createLogger } from "../logging/logger.js";
-import type { CliIo } from "./run-cli.js";
+import type { CliIo } from "./command-line.js";
 
 /** A second signal during shutdown gives up on it: the operator means it. */
 const FORCED_EXIT_CODE = 130;
@@ -24,7 +24,7 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
   } catch (error) {
     await host.close();
     // A bootstrap key or secret the engine refuses is a setting the operator must fix.
-    if (error instanceof Error && error.name === "AdminError") throw new ConfigError(error.message);
+    if (AdminError.isInstance(error)) throw new ConfigError(error.message);
     throw error;
   }
   if (bootstrap.created) printFirstStart(bootstrap, config, io, await host.signInLink(bootstrap.account.id));

@@ -4,7 +4,7 @@
  * security.ts in front, and every read scoped to the signed-in account.
  */
 import type { Engine, Store, VideoStorage, WebhookSender } from "@genvideo/engine";
-import { signWebhook } from "@genvideo/engine";
+import { AdminError, signWebhook } from "@genvideo/engine";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -336,8 +336,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       );
       return keysPage(c, { created: { key: created.key, summary: created.apiKey } });
     } catch (error) {
-      if (error instanceof Error && error.name === "AdminError")
-        return keysPage(c, { problem: error.message }, 400);
+      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
       throw error;
     }
   });
@@ -365,8 +364,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         message: `Rotated "${key.name || "unnamed"}". ${overlapMessage(overlap.ms)}`,
       });
     } catch (error) {
-      if (error instanceof Error && error.name === "AdminError")
-        return keysPage(c, { problem: error.message }, 400);
+      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
       throw error;
     }
   });

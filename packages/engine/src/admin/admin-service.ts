@@ -56,9 +56,22 @@ export interface BootstrapResult {
   webhookSecret?: string;
 }
 
+const ADMIN_ERROR = Symbol.for("genvideo.engine.AdminError");
+
 /** Thrown for an operator mistake (unknown account, bad bootstrap key); the message is for the CLI. */
 export class AdminError extends Error {
   override name = "AdminError";
+
+  constructor(message: string) {
+    super(message);
+    // A symbol brand instead of instanceof: it survives duplicate copies of this package.
+    Object.defineProperty(this, ADMIN_ERROR, { value: true });
+  }
+
+  /** True for an AdminError from any copy of this package (cross-realm safe). */
+  static isInstance(value: unknown): value is AdminError {
+    return typeof value === "object" && value !== null && ADMIN_ERROR in value;
+  }
 }
 
 /**

@@ -4,8 +4,10 @@
  * connection) and the msw mock (whose callback hosts are usually names only
  * msw knows), so both refuse the same URLs with the same messages.
  */
-import type { CallbackUrlCheck } from "../config.js";
 import { type AddressCategory, classifyAddress, ipVersion } from "./ip-address.js";
+
+/** What a callback URL check answers: fine, or the reason it is refused (sent to the client). */
+export type CallbackUrlCheck = { ok: true } | { ok: false; reason: string };
 
 /** A callback URL whose form passed: the parsed URL and its host without IPv6 brackets. */
 export type CallbackTarget = { ok: true; url: URL; hostname: string } | { ok: false; reason: string };
