@@ -68,6 +68,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     port: config.port,
     hostname: config.host,
   });
+  answerHalfClosedConnections(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);
@@ -221,4 +222,18 @@ function listenError(error: unknown, config: ServerConfig): Error {
     return new ConfigError(`HOST ${config.host} is not an address of this machine`);
   }
   return new Error(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/**
+ * A client may send its whole request and then close its sending side
+ * (`socket.end()`, `shutdown(SHUT_WR)`) while it waits for the answer. Node's
+ * HTTP server by default treats that FIN as the end of the connection: it
+ * aborts the request in flight and ends the socket, so a response made after
+ * it (every create: auth, body, store) is written to nobody, although the
+ * handler ran and the request log says 200. `httpAllowHalfOpen` (a property of
+ * Node's http.Server since its first versions, not in its typings) keeps the
+ * socket writable and ends it after the last response instead.
+ */
+function answerHalfClosedConnections(server: object): void {
+  (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
 }
