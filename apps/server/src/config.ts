@@ -4,12 +4,12 @@
  * so the operator never has to guess which of a dozen variables is wrong.
  */
 import { isAbsolute, resolve } from "node:path";
+import { parseDuration } from "@genvideo/engine";
 import {
   RATE_LIMIT_CREATES_PER_MINUTE,
   RATE_LIMIT_STATUS_READS_PER_MINUTE,
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
 } from "@genvideo/schema";
-import { parseDuration } from "./cli/duration.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "./video/local-video-storage.js";
 import { MAX_PRESIGNED_SECONDS, type S3Credentials, type S3Location } from "./video/s3-video-storage.js";
 
@@ -370,11 +370,16 @@ function booleanSetting(env: Environment, name: string, fallback: boolean): bool
   throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${env[name]}"`);
 }
 
-/** A duration as the CLI takes them: `7d`, `12h`, `30m`, `90s`, `500ms`, or plain seconds; in ms. */
+/** A duration by the engine's `parseDuration` rules (`7d`, `12h`, `30m`, `90s`, `500ms`, `1h30m`, plain seconds); in ms. */
 function durationSetting(env: Environment, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
-  const value = parseDuration(raw);
+  let value: number | undefined;
+  try {
+    value = parseDuration(raw);
+  } catch {
+    value = undefined;
+  }
   if (value === undefined || value < min || value > max) {
     throw new ConfigError(
       `${name} must be a duration like 7d, 12h, 30m or 90s, from ${formatDuration(min)} to ${formatDuration(max)}, got "${raw}"`,

@@ -15,6 +15,7 @@ export {
 export * from "./clock.js";
 export * from "./config.js";
 export { bytesToBase64 } from "./crypto/web-crypto.js";
+export { type Duration, parseDuration } from "./duration.js";
 export * from "./engine.js";
 export { ApiError, AUTH_MESSAGES, internalErrorBody, serviceUnavailableBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";

@@ -1,6 +1,5 @@
-import type { Engine, TaskScenario } from "@genvideo/engine";
+import { type Duration, type Engine, parseDuration, type TaskScenario } from "@genvideo/engine";
 import { type HttpHandler, http } from "msw";
-import { type Duration, parseDuration } from "./duration.js";
 import { type ForcedError, ForcedErrors } from "./forced-errors.js";
 import type { GenVideoMockOptions } from "./mock-options.js";
 import { resolveMockOptions } from "./mock-options.js";

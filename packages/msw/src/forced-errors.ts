@@ -1,6 +1,5 @@
-import { internalErrorBody, rateLimitedError, serviceUnavailableBody } from "@genvideo/engine";
+import { internalErrorBody, parseDuration, rateLimitedError, serviceUnavailableBody } from "@genvideo/engine";
 import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
-import { parseDuration } from "./duration.js";
 
 /** Which API requests a forced error applies to. */
 export type ForcedErrorRoute = "create" | "status" | "any";

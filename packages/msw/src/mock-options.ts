@@ -1,5 +1,10 @@
-import { bytesToBase64, checkCallbackUrlSyntax, type EngineConfigInput } from "@genvideo/engine";
-import { type Duration, parseDuration } from "./duration.js";
+import {
+  bytesToBase64,
+  checkCallbackUrlSyntax,
+  type Duration,
+  type EngineConfigInput,
+  parseDuration,
+} from "@genvideo/engine";
 import { seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";
 

@@ -1,6 +1,12 @@
-import type { ForcedOutcome, TaskRecord, TaskScenario, TaskState } from "@genvideo/engine";
+import {
+  type Duration,
+  type ForcedOutcome,
+  parseDuration,
+  type TaskRecord,
+  type TaskScenario,
+  type TaskState,
+} from "@genvideo/engine";
 import type { FailureCode, GenerationRequest } from "@genvideo/schema";
-import { type Duration, parseDuration } from "./duration.js";
 import type { MockService } from "./mock-service.js";
 
 /** A task of the mock, as tests look at it. */

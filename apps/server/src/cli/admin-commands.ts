@@ -1,11 +1,15 @@
 /** `accounts`, `keys`, `webhooks` and `dashboard`: thin wrappers that print what the admin service did. */
-import { type AccountRecord, type ApiKeySummary, DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
+import {
+  type AccountRecord,
+  type ApiKeySummary,
+  DEFAULT_ACCOUNT_NAME,
+  parseDuration,
+} from "@genvideo/engine";
 import { defaultPublicUrl } from "../config.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { AdminContext } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
-import { parseDuration } from "./duration.js";
 import { formatTable, formatTime } from "./format.js";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
@@ -124,9 +128,7 @@ export const runKeysCommand: AdminCommand = commandWithActions("keys", {
   },
   async rotate({ rest, options, admin, io }) {
     const id = single(rest, "keys rotate <id> [--overlap 24h]");
-    const overlapMs = parseDuration(options.overlap ?? "24h");
-    if (overlapMs === undefined)
-      throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
+    const overlapMs = overlapOf(options);
     const { key, apiKey, previous } = await admin.rotateApiKey(id, overlapMs);
     io.out(`Created API key ${apiKey.id} replacing ${previous.id} (shown once, store it now):`);
     io.out(key);
@@ -172,9 +174,7 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
   async "rotate-secret"({ rest, options, admin, io }) {
     none(rest, "webhooks rotate-secret [--account <name>] [--overlap 24h]");
     const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
-    const overlapMs = parseDuration(options.overlap ?? "24h");
-    if (overlapMs === undefined)
-      throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
+    const overlapMs = overlapOf(options);
     const secret = await admin.rotateWebhookSecret(account.id, overlapMs);
     io.out(`New webhook signing secret for account "${account.name}" (shown once, store it now):`);
     io.out(secret);
@@ -239,4 +239,13 @@ function wholeNumber(text: string, name: string): number {
 
 function signed(value: number): string {
   return value > 0 ? `+${value}` : String(value);
+}
+
+/** `--overlap` in ms, 24 h when absent (durations as `parseDuration` reads them: `24h`, `30m`, `0`). */
+function overlapOf(options: CliOptions): number {
+  try {
+    return parseDuration(options.overlap ?? "24h");
+  } catch {
+    throw new UsageError(`--overlap must be a duration like 24h, 30m or 0, got "${options.overlap}"`);
+  }
 }

@@ -1,9 +1,9 @@
+import { parseDuration } from "../duration.js";
 import type { TaskScenario } from "../ports.js";
 
 const FAIL_MARKER = /\[\[fail:(UNSAFE_CONTENT|GENERATION_FAILED)\]\]/;
 const TIMEOUT_MARKER = /\[\[timeout\]\]/;
-const DELAY_MARKER = /\[\[delay:(\d+(?:\.\d+)?)(ms|s|m|h)\]\]/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const DELAY_MARKER = /\[\[delay:([^\]]*)\]\]/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -12,8 +12,8 @@ function escapeRegExp(text: string): string {
 /**
  * Reads the scenario a prompt asks for (docs/testing.md#scenario-markers):
  * `[[fail:UNSAFE_CONTENT]]`, `[[fail:GENERATION_FAILED]]`, `[[timeout]]`,
- * `[[delay:90s]]` (ms, s, m or h), and words of the unsafe list, matched as
- * whole words regardless of case. Markers combine (`[[fail:...]] [[delay:5s]]`
+ * `[[delay:90s]]` (any duration `parseDuration` reads: `500ms`, `1h30m`), and
+ * words of the unsafe list, matched as whole words regardless of case. Markers combine (`[[fail:...]] [[delay:5s]]`
  * fails after 5 s); unknown markers are plain text.
  */
 export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []): TaskScenario {
@@ -22,8 +22,14 @@ export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []):
   if (fail) scenario.fail = fail[1] as TaskScenario["fail"];
   else if (unsafeWords.some((word) => containsWord(prompt, word))) scenario.fail = "UNSAFE_CONTENT";
   if (TIMEOUT_MARKER.test(prompt)) scenario.timeout = true;
-  const delay = DELAY_MARKER.exec(prompt);
-  if (delay) scenario.delayMs = Math.round(Number(delay[1]) * UNIT_MS[delay[2]!]!);
+  const delay = DELAY_MARKER.exec(prompt)?.[1];
+  if (delay !== undefined) {
+    try {
+      scenario.delayMs = parseDuration(delay);
+    } catch {
+      // Not a duration: the marker is plain text, like any unknown marker.
+    }
+  }
   return scenario;
 }
 
