@@ -17,7 +17,11 @@ const benchmarks = [
     "node sdk/overhead.mjs --server reference",
   ],
   ["msw-overhead", "status read through the mock vs a constant msw handler", "node msw/overhead.mjs"],
-  ["server", "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks, saturated and at half load (open loop)", "node server/run.mjs"],
+  [
+    "server",
+    "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks, saturated and at half load (open loop)",
+    "node server/run.mjs",
+  ],
   [
     "renderer-time",
     "default clip render time before/after (median of 5); renders per second with 2 slots",
