@@ -98,6 +98,15 @@ function errorResponse(codes: readonly ErrorCode[], options: { create?: boolean 
   return response;
 }
 
+/** The errors of an operation on one task by its id. */
+const TASK_LOOKUP_ERRORS: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
+  "NOT_FOUND",
+  "RATE_LIMITED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+];
+
 function errorResponses(codes: readonly ErrorCode[], options: { create?: boolean } = {}): Json {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
@@ -150,13 +159,7 @@ function buildPaths(): OpenApiDocument["paths"] {
         summary: "Get the status of a task",
         responses: {
           "200": { description: "The task's status.", content: json("TaskStatusResponse", STATUS_EXAMPLES) },
-          ...errorResponses([
-            "INVALID_REQUEST",
-            "NOT_FOUND",
-            "RATE_LIMITED",
-            "INTERNAL_ERROR",
-            "SERVICE_UNAVAILABLE",
-          ]),
+          ...errorResponses(TASK_LOOKUP_ERRORS),
         },
       }),
     },
@@ -184,13 +187,7 @@ function buildPaths(): OpenApiDocument["paths"] {
             description: "The task's webhook events.",
             content: json("WebhookEventList", { events: { value: WEBHOOK_EVENT_LIST_EXAMPLE } }),
           },
-          ...errorResponses([
-            "INVALID_REQUEST",
-            "NOT_FOUND",
-            "RATE_LIMITED",
-            "INTERNAL_ERROR",
-            "SERVICE_UNAVAILABLE",
-          ]),
+          ...errorResponses(TASK_LOOKUP_ERRORS),
         },
       }),
     },
@@ -206,13 +203,7 @@ function buildPaths(): OpenApiDocument["paths"] {
             description: "Redelivery queued.",
             content: json("WebhookRedeliveryResponse", { queued: { value: REDELIVERY_EXAMPLE } }),
           },
-          ...errorResponses([
-            "INVALID_REQUEST",
-            "NOT_FOUND",
-            "RATE_LIMITED",
-            "INTERNAL_ERROR",
-            "SERVICE_UNAVAILABLE",
-          ]),
+          ...errorResponses(TASK_LOOKUP_ERRORS),
         },
       }),
     },

@@ -64,13 +64,12 @@ export function internalErrorBody(
   requestId: string,
   options: { create: boolean },
 ): ErrorBody | CreateErrorBody {
-  return {
-    ...(options.create ? { success: false as const } : {}),
-    error: HTTP_REASON_PHRASES[500],
-    code: "INTERNAL_ERROR",
-    message: `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
-    request_id: requestId,
-  };
+  return serverErrorBody(
+    "INTERNAL_ERROR",
+    `Something went wrong on our side. Quote request id ${requestId} when reporting it.`,
+    requestId,
+    options,
+  );
 }
 
 /**
@@ -89,11 +88,26 @@ export function serviceUnavailableBody(
   retryAfterSeconds: number,
   options: { create: boolean },
 ): ErrorBody | CreateErrorBody {
+  return serverErrorBody(
+    "SERVICE_UNAVAILABLE",
+    `The service is starting; retry in ${retryAfterSeconds} s.`,
+    requestId,
+    options,
+  );
+}
+
+/** A 5xx body: the code's reason phrase and the request id to quote; `success: false` on creates. */
+function serverErrorBody(
+  code: "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE",
+  message: string,
+  requestId: string,
+  options: { create: boolean },
+): ErrorBody | CreateErrorBody {
   return {
     ...(options.create ? { success: false as const } : {}),
-    error: HTTP_REASON_PHRASES[503],
-    code: "SERVICE_UNAVAILABLE",
-    message: `The service is starting; retry in ${retryAfterSeconds} s.`,
+    error: HTTP_REASON_PHRASES[ERROR_CODES[code]],
+    code,
+    message,
     request_id: requestId,
   };
 }
