@@ -1,3 +1,4 @@
+import { API_PATHS } from "@genvideo/schema";
 import { type Handler, Hono } from "hono";
 import { ApiError, internalErrorBody } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
@@ -12,7 +13,12 @@ import { statusRoute } from "./routes/status-route.js";
 import { listWebhooksRoute, redeliverWebhookRoute } from "./routes/webhook-routes.js";
 
 /** The create endpoint: its errors carry `success: false` like its success body. */
-const CREATE_PATH = "/api/gen/generate";
+const CREATE_PATH = API_PATHS.createTask;
+
+/** A path of the schema's `API_PATHS` (OpenAPI `{param}` form) as a Hono route (`:param`). */
+function routePath(path: (typeof API_PATHS)[keyof typeof API_PATHS]): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
 
 /**
  * The service's HTTP face, runtime-agnostic: hosts call `app.fetch` (the
@@ -33,11 +39,11 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
     if (services.config.rateLimits.enabled) app[method](path, rateLimit(services, bucket));
     app[method](path, handler);
   };
-  route("post", CREATE_PATH, "create", generateRoute(services));
-  route("get", "/api/gen/status/:task_id", "read", statusRoute(services));
-  route("get", "/api/gen/account", "read", accountRoute());
-  route("get", "/api/gen/tasks/:task_id/webhooks", "read", listWebhooksRoute());
-  route("post", "/api/gen/tasks/:task_id/webhooks/redeliver", "create", redeliverWebhookRoute(services));
+  route("post", routePath(API_PATHS.createTask), "create", generateRoute(services));
+  route("get", routePath(API_PATHS.taskStatus), "read", statusRoute(services));
+  route("get", routePath(API_PATHS.account), "read", accountRoute());
+  route("get", routePath(API_PATHS.webhookEvents), "read", listWebhooksRoute());
+  route("post", routePath(API_PATHS.webhookRedelivery), "create", redeliverWebhookRoute(services));
 
   app.notFound((c) =>
     c.json(
