@@ -33,6 +33,7 @@ const benchmarks = [
     "node renderer/render-latency.mjs",
   ],
   ["webhooks", "deliveries/s to a fast receiver, alone and among 100 dead ones", "node webhooks/run.mjs"],
+  ["dashboard", "task list page and its next page with 100 000 tasks, p99", "node dashboard/run.mjs"],
 ];
 
 const build = spawnSync("pnpm", ["--dir", "..", "run", "build"], { cwd: here, stdio: "inherit" });

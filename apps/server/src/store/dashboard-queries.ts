@@ -183,10 +183,7 @@ export class DashboardQueries {
       .limit(limit);
     if (cursor)
       query = query.where((eb) =>
-        eb.or([
-          eb("created_at", "<", cursor.createdAt),
-          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
-        ]),
+        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
       );
     if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
     if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
@@ -208,12 +205,7 @@ export class DashboardQueries {
       .selectFrom("tasks")
       .select(TASK_SUMMARY_COLUMNS)
       .where("account_id", "=", accountId)
-      .where((eb) =>
-        eb.or([
-          eb("created_at", ">", cursor.createdAt),
-          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", ">", cursor.id)]),
-        ]),
-      )
+      .where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(cursor.createdAt, cursor.id)))
       .orderBy("created_at", "asc")
       .orderBy("id", "asc")
       .limit(limit);
@@ -262,10 +254,7 @@ export class DashboardQueries {
       .limit(limit);
     if (cursor)
       query = query.where((eb) =>
-        eb.or([
-          eb("created_at", "<", cursor.createdAt),
-          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
-        ]),
+        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
       );
     return (await query.execute()).map(ledgerFromRow);
   }
@@ -282,10 +271,7 @@ export class DashboardQueries {
       .limit(limit);
     if (cursor)
       query = query.where((eb) =>
-        eb.or([
-          eb("created_at", "<", cursor.createdAt),
-          eb.and([eb("created_at", "=", cursor.createdAt), eb("id", "<", cursor.id)]),
-        ]),
+        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
       );
     return (await query.execute()).map(webhookEventFromRow);
   }
