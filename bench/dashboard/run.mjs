@@ -90,11 +90,6 @@ try {
       ["GET /dashboard/tasks?state=failed&code=UNSAFE_CONTENT", fmt(filtered.p50), fmt(filtered.p99)],
     ]),
   );
-  const worst = Math.max(firstPage.p99, nextPage.p99);
-  console.log(
-    `\ntarget: p99 under ${TARGET_P99_MS} ms for the page and its next page: ${worst < TARGET_P99_MS ? "met" : "MISSED"}`,
-  );
-  process.exitCode = worst < TARGET_P99_MS ? 0 : 1;
 } finally {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
