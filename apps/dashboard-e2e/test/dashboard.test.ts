@@ -9,11 +9,11 @@
  */
 
 import { AuthenticationError, GenVideo, verifyWebhook } from "@genvideo/sdk";
-import { type RunningServer, removeDataDir, startServer } from "@genvideo/server/testing";
+import { eventually, type RunningServer, removeDataDir, startServer } from "@genvideo/server/testing";
 import { launchChromium } from "@genvideo/server/testing/browser";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audit, eventually, fitsViewport, startAttackerPage, startReceiver } from "./support.js";
+import { audit, fitsViewport, startAttackerPage, startReceiver } from "./support.js";
 
 let server: RunningServer;
 let browser: Browser;
