@@ -72,8 +72,14 @@ describe("host routes, logs and shutdown", () => {
     expect(await (await server.fetch("/readyz")).json()).toEqual({ status: "ready" });
     const openapi = await server.fetch("/openapi.json");
     expect(openapi.status).toBe(200);
-    const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await openapi.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      servers: { url: string }[];
+    };
     expect(document.openapi).toMatch(/^3\.1/);
+    // The server names itself, so a client generated from the document reaches it.
+    expect(document.servers[0]?.url).toBe(server.url.replace(/\/$/, ""));
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(["/api/gen/generate", "/api/gen/status/{task_id}"]),
     );

@@ -32,6 +32,23 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode];
 
+/**
+ * Error codes of the reference server's signed video download (not an API route: no API key, the
+ * URL's signature is the credential), with their HTTP statuses.
+ */
+export const VIDEO_ERROR_CODES = {
+  /** The signature is missing or does not match the URL. */
+  INVALID_SIGNATURE: 403,
+  /** The URL's `expires` time has passed. */
+  URL_EXPIRED: 403,
+  /** No video for this task (never made, or removed by retention). */
+  NOT_FOUND: 404,
+  /** The `Range` asked for starts beyond the video's end. */
+  RANGE_NOT_SATISFIABLE: 416,
+} as const;
+
+export type VideoErrorCode = keyof typeof VIDEO_ERROR_CODES;
+
 /** The `error` field of each error status: its RFC 9110 reason phrase. */
 export const HTTP_REASON_PHRASES = {
   400: "Bad Request",
@@ -46,6 +63,13 @@ export const HTTP_REASON_PHRASES = {
   500: "Internal Server Error",
   503: "Service Unavailable",
 } as const satisfies Record<ErrorStatus | 401, string>;
+
+/** The `error` field of each status of the signed video download's errors. */
+export const VIDEO_REASON_PHRASES = {
+  403: "Forbidden",
+  404: "Not Found",
+  416: "Range Not Satisfiable",
+} as const satisfies Record<(typeof VIDEO_ERROR_CODES)[VideoErrorCode], string>;
 
 /** The exact messages of the three authentication failures (docs/api.md#authentication), sent with HTTP 401. */
 export const AUTH_ERROR_MESSAGES = {

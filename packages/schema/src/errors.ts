@@ -3,7 +3,14 @@
  * Auth errors keep their exact two-field shape; every other error names a code.
  */
 import * as z from "zod/mini";
-import { AUTH_ERROR_MESSAGES, type AuthErrorMessage, ERROR_CODES, type ErrorCode } from "./error-codes.js";
+import {
+  AUTH_ERROR_MESSAGES,
+  type AuthErrorMessage,
+  ERROR_CODES,
+  type ErrorCode,
+  VIDEO_ERROR_CODES,
+  type VideoErrorCode,
+} from "./error-codes.js";
 import { ValidationIssueSchema } from "./validation-issue.js";
 
 /**
@@ -50,3 +57,17 @@ export const ValidationErrorBodySchema = z.object({
   issues: z.array(ValidationIssueSchema),
 });
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBodySchema>;
+
+/**
+ * Body of an error of the signed video download (403, 404, 416): the reason phrase, a code and a
+ * sentence, like other errors.
+ *
+ * @example
+ * VideoErrorBodySchema.parse({ error: "Forbidden", code: "URL_EXPIRED", message: "The video URL has expired." });
+ */
+export const VideoErrorBodySchema = z.object({
+  error: z.string(),
+  code: z.enum(Object.keys(VIDEO_ERROR_CODES) as [VideoErrorCode, ...VideoErrorCode[]]),
+  message: z.string(),
+});
+export type VideoErrorBody = z.infer<typeof VideoErrorBodySchema>;

@@ -9,8 +9,20 @@ export const API_PATHS = {
   webhookRedelivery: "/api/gen/tasks/{task_id}/webhooks/redeliver",
 } as const;
 
+/**
+ * The signed video download of the reference server (`video_url` points here when videos are kept
+ * on its disk), outside the API: no API key, the URL's signature is the credential.
+ */
+export const VIDEO_PATH = "/videos/{task_id}.mp4";
+
 /** Optional header of the create request that makes a retry return the first response. */
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+
+/** Id of a request, on every response (a client may send its own, to trace a call across both sides). */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** Header of a create response that is the stored answer to an earlier request with the same Idempotency-Key. */
+export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
 
 /** Headers of a 429 answer (IETF RateLimit fields plus `Retry-After`, in seconds). */
 export const RATE_LIMIT_HEADERS = {

@@ -4,8 +4,13 @@
  * importing a schema do not bundle documentation text.
  */
 import * as z from "zod/mini";
-import { TASK_STATUSES } from "./catalog.js";
-import { AuthErrorBodySchema, CreateErrorBodySchema, ErrorBodySchema } from "./errors.js";
+import { DEFAULT_ASPECT_RATIO, DEFAULT_MODEL_TYPE, TASK_STATUSES } from "./catalog.js";
+import {
+  AuthErrorBodySchema,
+  CreateErrorBodySchema,
+  ErrorBodySchema,
+  VideoErrorBodySchema,
+} from "./errors.js";
 import {
   CALLBACK_URL_MAX_LENGTH,
   IMAGE_MAX_BYTES,
@@ -47,30 +52,89 @@ const IMAGE_DESCRIPTION =
   `Image as a data URI: data:image/<jpeg|png|webp>;base64,<data>. At most ${IMAGE_MAX_BYTES / 1024 / 1024} MiB ` +
   `decoded, bytes matching the declared type, at most ${IMAGE_MAX_SIDE_PX} px a side.`;
 
+/**
+ * The prompt's limit as the server counts it: after trimming. JSON Schema's `maxLength` counts the
+ * raw string, so it would refuse a valid prompt with surrounding spaces; this pattern allows any
+ * whitespace around 1 to PROMPT_MAX_LENGTH code points that start and end with a non-space.
+ * (ECMAScript's `\s` is exactly what `String.prototype.trim` removes.)
+ */
+const PROMPT_PATTERN = `^\\s*\\S(?:[\\s\\S]{0,${PROMPT_MAX_LENGTH - 2}}\\S)?\\s*$`;
+
+/** The three closed forms of a create request: which fields each requires and which it must not carry. */
+const REQUEST_FORMS = [
+  {
+    id: "TextGenerationRequest",
+    title: "Text to video",
+    description: "A prompt only: no frames, no reference images.",
+    required: [],
+    forbidden: ["start_frame", "end_frame", "reference_images"],
+  },
+  {
+    id: "FrameToFrameGenerationRequest",
+    title: "Frame to frame",
+    description: "A prompt with start_frame and end_frame, both required; no reference images.",
+    required: ["start_frame", "end_frame"],
+    forbidden: ["reference_images"],
+  },
+  {
+    id: "ReferenceGenerationRequest",
+    title: "Reference images",
+    description: `A prompt with ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT} reference_images; no frames.`,
+    required: ["reference_images"],
+    forbidden: ["start_frame", "end_frame"],
+  },
+] as const;
+
+type RequestField = keyof typeof GenerationRequestSchema.shape;
+type ImageField = (typeof REQUEST_FORMS)[number]["forbidden"][number];
+
+/**
+ * One zod schema per request form, made of the very field schemas of GenerationRequestSchema, so the
+ * document's `oneOf` cannot drift from the single schema the server validates with (a test checks
+ * that a body is valid exactly when one form accepts it). A field a form must not carry is
+ * `never`: generators turn it into `field?: never`, which is what makes TypeScript refuse a
+ * `{ prompt, start_frame }` or a frames-plus-references object literal.
+ */
+function requestFormSchemas() {
+  const fields = GenerationRequestSchema.shape;
+  return REQUEST_FORMS.map((form) => {
+    const shape: Partial<Record<RequestField, z.core.$ZodType>> = {
+      prompt: fields.prompt,
+      model_type: fields.model_type,
+      aspect_ratio: fields.aspect_ratio,
+    };
+    const images: ImageField[] = ["start_frame", "end_frame", "reference_images"];
+    for (const field of images) {
+      if ((form.forbidden as readonly string[]).includes(field)) shape[field] = z.optional(z.never());
+      else if ((form.required as readonly string[]).includes(field))
+        shape[field] = z.nonoptional(fields[field]);
+    }
+    shape.callback_url = fields.callback_url;
+    return { form, schema: z.strictObject(shape as Record<RequestField, z.core.$ZodType>) };
+  });
+}
+
 function describeRequest(registry: z.core.$ZodRegistry<Metadata>): void {
   const fields = GenerationRequestSchema.shape;
-  registry.add(GenerationRequestSchema, {
-    id: "GenerationRequest",
-    description:
-      "Three forms: text (prompt only), frame-to-frame (start_frame and end_frame together), reference " +
-      `(reference_images, ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT}). Frames and reference images ` +
-      "never mix; callback_url fits every form. Unknown fields are refused.",
-    dependentRequired: { start_frame: ["end_frame"], end_frame: ["start_frame"] },
-    not: {
-      anyOf: [
-        { required: ["start_frame", "reference_images"] },
-        { required: ["end_frame", "reference_images"] },
-      ],
-    },
-  });
+  for (const { form, schema } of requestFormSchemas()) {
+    registry.add(schema, { id: form.id, title: form.title, description: form.description });
+  }
   registry.add(fields.prompt, {
-    description: `What the video shows. ${PROMPT_MIN_LENGTH} to ${PROMPT_MAX_LENGTH} characters after trimming.`,
-    minLength: PROMPT_MIN_LENGTH,
-    maxLength: PROMPT_MAX_LENGTH,
-    pattern: "\\S",
+    description:
+      `What the video shows: ${PROMPT_MIN_LENGTH} to ${PROMPT_MAX_LENGTH} characters after trimming surrounding ` +
+      "whitespace (Unicode code points); the trimmed prompt is the one used.",
+    pattern: PROMPT_PATTERN,
   });
-  registry.add(fields.model_type, { description: "Model; gen-3-fast costs 1 credit, gen-3 costs 2." });
-  registry.add(fields.aspect_ratio, { description: "Aspect ratio of the video." });
+  registry.add(fields.model_type._zod.def.innerType, {
+    id: "ModelType",
+    description: `Model; gen-3-fast costs 1 credit, gen-3 costs 2. Default ${DEFAULT_MODEL_TYPE}.`,
+    default: DEFAULT_MODEL_TYPE,
+  });
+  registry.add(fields.aspect_ratio._zod.def.innerType, {
+    id: "AspectRatio",
+    description: `Aspect ratio of the video. Default ${DEFAULT_ASPECT_RATIO}.`,
+    default: DEFAULT_ASPECT_RATIO,
+  });
   registry.add(fields.start_frame, {
     description: `First frame. ${IMAGE_DESCRIPTION}`,
     pattern: IMAGE_PATTERN,
@@ -89,6 +153,17 @@ function describeRequest(registry: z.core.$ZodRegistry<Metadata>): void {
     format: "uri",
     maxLength: CALLBACK_URL_MAX_LENGTH,
   });
+}
+
+/** The request body: exactly one of the three closed forms. */
+function generationRequestSchema(): JsonSchema {
+  return {
+    description:
+      "Three forms: text (prompt only), frame-to-frame (start_frame and end_frame together), reference " +
+      `(reference_images, ${REFERENCE_IMAGES_MIN_COUNT} to ${REFERENCE_IMAGES_MAX_COUNT}). Frames and reference images ` +
+      "never mix; model_type, aspect_ratio and callback_url fit every form. Unknown fields are refused.",
+    oneOf: REQUEST_FORMS.map((form) => ({ $ref: `#/components/schemas/${form.id}` })),
+  };
 }
 
 function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
@@ -129,6 +204,11 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     CreateErrorBodySchema,
     "CreateErrorBody",
     "Error of the create endpoint: ErrorBody plus success: false.",
+  );
+  add(
+    VideoErrorBodySchema,
+    "VideoErrorBody",
+    "Error of the signed video download: a bad or expired signature, a missing video, a range beyond its end.",
   );
   add(
     WebhookPayloadSchema,
@@ -178,6 +258,17 @@ function tidy(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): 
     delete jsonSchema.minimum;
 }
 
+// zod writes `never` as `{ "not": {} }`; the boolean schema `false` says the same, and it is what
+// openapi-typescript and @hey-api/openapi-ts turn into `field?: never`.
+function forbidNeverProperties(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (!properties) return schema;
+  for (const [name, property] of Object.entries(properties)) {
+    if (JSON.stringify(property) === '{"not":{}}') properties[name] = false;
+  }
+  return schema;
+}
+
 function generate(describe: (registry: z.core.$ZodRegistry<Metadata>) => void, io: "input" | "output") {
   const registry = z.registry<Metadata>();
   describe(registry);
@@ -191,12 +282,16 @@ function generate(describe: (registry: z.core.$ZodRegistry<Metadata>) => void, i
   const components: Record<string, JsonSchema> = {};
   for (const [id, schema] of Object.entries(schemas)) {
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
-    components[id] = rest;
+    components[id] = forbidNeverProperties(rest);
   }
   return components;
 }
 
 /** Every component schema: the request as clients send it (defaults optional), responses as servers send them. */
 export function buildComponentSchemas(): Record<string, JsonSchema> {
-  return { ...generate(describeRequest, "input"), ...generate(describeResponses, "output") };
+  return {
+    GenerationRequest: generationRequestSchema(),
+    ...generate(describeRequest, "input"),
+    ...generate(describeResponses, "output"),
+  };
 }

@@ -1,16 +1,21 @@
 /**
- * Example values of the OpenAPI document. The images are header-only JPEG/PNG data URIs that pass
- * the request checks (a test keeps every request example valid), not pictures worth rendering.
+ * Example values of the OpenAPI document, in the server's own words: the messages are the texts
+ * the reference server sends (a suite in tests/openapi compares them with real answers), the ids
+ * have the real shapes. The images are header-only JPEG/PNG data URIs that pass the request checks
+ * (a test keeps every request example valid), not pictures worth rendering.
  */
 
 import { TASK_CREATED_MESSAGE, TASK_STATUS_MESSAGES, WEBHOOK_REDELIVERY_MESSAGE } from "./catalog.js";
 import { AUTH_ERROR_MESSAGES, type ErrorCode } from "./error-codes.js";
-import type { GenerationRequestInput } from "./request.js";
+import { type GenerationRequestInput, validateGenerationRequest } from "./request.js";
 import type { TaskStatusResponse } from "./responses.js";
+import type { ValidationIssue } from "./validation-issue.js";
 import type { WebhookPayload } from "./webhook.js";
 import type { WebhookEventList } from "./webhook-events.js";
 
 export const EXAMPLE_TASK_ID = "3f1c2b9e-8a4d-4c7e-9b21-5d6e7f809a1b";
+export const EXAMPLE_REQUEST_ID = "req_0b6f3e2a-5c1d-4f8e-9a7b-2c4d6e8f0a1b";
+const EXAMPLE_EVENT_ID = "msg_9c2e4a7b1d3f4e5a8b6c0d2e4f6a8b0c";
 const START_FRAME = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/wAARCALQBQADASIAAhEBAxEB/9k=";
 const END_FRAME = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/wAARCAQ4B4ADASIAAhEBAxEB/9k=";
 const REFERENCE_IMAGE = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABAAAAAQACAIAAAAAAAAA";
@@ -108,13 +113,17 @@ export const WEBHOOK_EXAMPLES: Examples<WebhookPayload> = {
   },
 };
 
-export const ACCOUNT_EXAMPLE = { account_id: "acct_01JD8K2M4N", name: "default", credits: 998 };
+export const ACCOUNT_EXAMPLE = {
+  account_id: "5b0e7c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a",
+  name: "default",
+  credits: 998,
+};
 
 export const WEBHOOK_EVENT_LIST_EXAMPLE: WebhookEventList = {
   task_id: EXAMPLE_TASK_ID,
   events: [
     {
-      id: "msg_2pB7xQk9TzVc1",
+      id: EXAMPLE_EVENT_ID,
       url: "https://example.com/webhooks/genvideo",
       state: "delivered",
       attempt_count: 2,
@@ -143,31 +152,133 @@ export const WEBHOOK_EVENT_LIST_EXAMPLE: WebhookEventList = {
 export const REDELIVERY_EXAMPLE = {
   success: true,
   message: WEBHOOK_REDELIVERY_MESSAGE,
-  event_id: "msg_2pB7xQk9TzVc1",
+  event_id: EXAMPLE_EVENT_ID,
 };
 
-/** A human message for each error code, as the examples show it. */
-export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
-  INVALID_REQUEST: "The request is invalid; see issues.",
-  INVALID_CALLBACK_URL: "callback_url must use https and point to a public address.",
-  INSUFFICIENT_CREDITS: "The account has 0 credits; gen-3 costs 2.",
-  NOT_FOUND: "Task not found.",
-  IDEMPOTENCY_IN_PROGRESS: "A request with this Idempotency-Key is still being processed; retry later.",
-  PAYLOAD_TOO_LARGE: "The request body is larger than 64 MiB.",
-  UNSUPPORTED_MEDIA_TYPE: "Send the body as JSON with Content-Type: application/json.",
-  IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request body.",
-  RATE_LIMITED: "Too many requests; retry after the time in Retry-After.",
-  INTERNAL_ERROR: "Something went wrong on our side; quote request id req_7Hq2 if it persists.",
-  SERVICE_UNAVAILABLE: "The service is starting; retry after the time in Retry-After.",
+/** A refused request and the issues the validator really reports for it. */
+export const INVALID_REQUEST_EXAMPLE = { prompt: "A fox", start_frame: START_FRAME, colour: "red" };
+export const VALIDATION_ISSUES_EXAMPLE: ValidationIssue[] = (() => {
+  const result = validateGenerationRequest(INVALID_REQUEST_EXAMPLE);
+  return result.success ? [] : result.issues;
+})();
+
+/** The server's message for a refused body: the first issue, and how many more there are. */
+function validationMessage(issues: readonly ValidationIssue[]): string {
+  const [first] = issues;
+  if (!first) return "The request is invalid.";
+  return issues.length === 1 ? first.message : `${first.message} (and ${issues.length - 1} more issues)`;
+}
+
+/** One example of each error, as the server words it; keyed by code, a code may have several. */
+export const ERROR_EXAMPLES: Record<
+  ErrorCode,
+  { summary: string; message: string; issues?: ValidationIssue[] }[]
+> = {
+  INVALID_REQUEST: [
+    {
+      summary: "Body refused",
+      message: validationMessage(VALIDATION_ISSUES_EXAMPLE),
+      issues: VALIDATION_ISSUES_EXAMPLE,
+    },
+  ],
+  INVALID_CALLBACK_URL: [
+    {
+      summary: "Callback not https",
+      message: "callback_url must use https",
+      issues: [{ path: "callback_url", message: "callback_url must use https" }],
+    },
+  ],
+  INSUFFICIENT_CREDITS: [
+    { summary: "Credits short", message: "This task costs 2 credits (gen-3); the account has 1." },
+  ],
+  NOT_FOUND: [{ summary: "No such task", message: "No task with this task_id exists for this account." }],
+  IDEMPOTENCY_IN_PROGRESS: [
+    {
+      summary: "First request still running",
+      message: "A request with this Idempotency-Key is still being processed; retry after it has finished.",
+    },
+  ],
+  PAYLOAD_TOO_LARGE: [{ summary: "Body too large", message: "The request body is larger than 64 MiB." }],
+  UNSUPPORTED_MEDIA_TYPE: [{ summary: "Not JSON", message: "Content-Type must be application/json." }],
+  IDEMPOTENCY_KEY_REUSED: [
+    {
+      summary: "Key used for another body",
+      message:
+        "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+    },
+  ],
+  RATE_LIMITED: [
+    { summary: "Limit spent", message: "Rate limit of 120 creations per minute exceeded; retry in 1 s." },
+  ],
+  INTERNAL_ERROR: [
+    {
+      summary: "Fault of the service",
+      message: `Something went wrong on our side. Quote request id ${EXAMPLE_REQUEST_ID} when reporting it.`,
+    },
+  ],
+  SERVICE_UNAVAILABLE: [{ summary: "Starting up", message: "The service is starting; retry in 1 s." }],
 };
 
-export const VALIDATION_ISSUES_EXAMPLE = [
-  {
-    path: "end_frame",
-    message: "end_frame is required with start_frame: a frame-to-frame request needs both frames.",
+/** Examples that differ by route: the task-id check, reads' rate limit, redelivery without an event. */
+export const TASK_ROUTE_ERROR_EXAMPLES: Partial<typeof ERROR_EXAMPLES> = {
+  INVALID_REQUEST: [
+    {
+      summary: "task_id not a UUID",
+      message: "task_id must be a UUID, as returned by POST /api/gen/generate.",
+      issues: [{ path: "task_id", message: "must be a UUID" }],
+    },
+  ],
+};
+export const READ_RATE_LIMIT_EXAMPLES: Partial<typeof ERROR_EXAMPLES> = {
+  RATE_LIMITED: [
+    { summary: "Limit spent", message: "Rate limit of 1200 reads per minute exceeded; retry in 1 s." },
+  ],
+};
+export const REDELIVERY_NOT_FOUND_EXAMPLES: Partial<typeof ERROR_EXAMPLES> = {
+  NOT_FOUND: [
+    ...ERROR_EXAMPLES.NOT_FOUND,
+    {
+      summary: "No callback_url",
+      message: "This task has no callback_url, so there is no webhook to redeliver.",
+    },
+    {
+      summary: "Not finished yet",
+      message: "This task has not finished yet, so there is no webhook to redeliver.",
+    },
+  ],
+};
+
+export const VIDEO_ERROR_EXAMPLES = {
+  INVALID_SIGNATURE: {
+    summary: "Signature wrong or missing",
+    value: {
+      error: "Forbidden",
+      code: "INVALID_SIGNATURE",
+      message:
+        "The video URL's signature is missing or does not match; use the video_url from the task status.",
+    },
   },
-  { path: "reference_images.2", message: "The image is 5000×3000 px; each side may be at most 4096 px." },
-];
+  URL_EXPIRED: {
+    summary: "URL expired",
+    value: {
+      error: "Forbidden",
+      code: "URL_EXPIRED",
+      message: "The video URL has expired; read the task status again for a fresh video_url.",
+    },
+  },
+  NOT_FOUND: {
+    summary: "Video gone",
+    value: { error: "Not Found", code: "NOT_FOUND", message: "The video no longer exists." },
+  },
+  RANGE_NOT_SATISFIABLE: {
+    summary: "Range beyond the end",
+    value: {
+      error: "Range Not Satisfiable",
+      code: "RANGE_NOT_SATISFIABLE",
+      message: "The video has 48213 bytes.",
+    },
+  },
+};
 
 export const AUTH_ERROR_EXAMPLES = {
   invalidApiKey: {

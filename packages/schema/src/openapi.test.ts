@@ -1,10 +1,16 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES } from "./error-codes.js";
-import { AuthErrorBodySchema, CreateErrorBodySchema, ErrorBodySchema } from "./errors.js";
-import { API_PATHS, WEBHOOK_HEADERS } from "./http.js";
+import { ERROR_CODES, VIDEO_ERROR_CODES } from "./error-codes.js";
+import {
+  AuthErrorBodySchema,
+  CreateErrorBodySchema,
+  ErrorBodySchema,
+  VideoErrorBodySchema,
+} from "./errors.js";
+import { API_PATHS, VIDEO_PATH, WEBHOOK_HEADERS } from "./http.js";
+import { PROMPT_MAX_LENGTH } from "./limits.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { validateGenerationRequest } from "./request.js";
+import { GENERATION_REQUEST_FIELDS, validateGenerationRequest } from "./request.js";
 import { AccountResponseSchema, CreateTaskResponseSchema, TaskStatusResponseSchema } from "./responses.js";
 import { WebhookPayloadSchema } from "./webhook.js";
 import { WebhookEventListSchema, WebhookRedeliveryResponseSchema } from "./webhook-events.js";
@@ -41,8 +47,9 @@ describe("buildOpenApiDocument", () => {
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it("describes every path of the API", () => {
-    expect(Object.keys(document.paths).sort()).toEqual(Object.values(API_PATHS).sort());
+  it("describes every path of the API, and the signed video download", () => {
+    expect(Object.keys(document.paths).sort()).toEqual([...Object.values(API_PATHS), VIDEO_PATH].sort());
+    expect(Object.keys(document.paths[VIDEO_PATH])).toEqual(["get", "head"]);
     expect(document.paths[API_PATHS.createTask].post.operationId).toBe("createTask");
     expect(document.paths[API_PATHS.taskStatus].get.operationId).toBe("getTaskStatus");
     expect(document.paths[API_PATHS.account].get.operationId).toBe("getAccount");
@@ -50,13 +57,22 @@ describe("buildOpenApiDocument", () => {
     expect(document.paths[API_PATHS.webhookRedelivery].post.responses["202"]).toBeDefined();
   });
 
-  it("requires a bearer key everywhere, and a 401 with the three auth examples", () => {
+  it("requires a bearer key on every API route, and a 401 with the three auth examples", () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
-    for (const [, , operation] of everyOperation()) {
+    for (const [path, , operation] of everyOperation()) {
+      if (path === VIDEO_PATH) {
+        expect(operation.security).toEqual([]);
+        expect(operation.responses["401"]).toBeUndefined();
+        continue;
+      }
       expect(operation.security).toBeUndefined();
       expect(operation.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthorized" });
     }
+    expect(Object.keys(document.components.responses.Unauthorized.headers)).toEqual([
+      "X-Request-Id",
+      "WWW-Authenticate",
+    ]);
     const examples = examplesOf(document.components.responses.Unauthorized.content);
     expect(examples).toHaveLength(3);
     for (const example of examples) expect(AuthErrorBodySchema.parse(example)).toEqual(example);
@@ -70,6 +86,11 @@ describe("buildOpenApiDocument", () => {
         const examples = examplesOf(response.content);
         expect(examples.length, `${path} ${status}`).toBeGreaterThan(0);
         for (const example of examples as Json[]) {
+          if (path === VIDEO_PATH) {
+            expect(String(VIDEO_ERROR_CODES[example.code as keyof typeof VIDEO_ERROR_CODES])).toBe(status);
+            expect(VideoErrorBodySchema.parse(example)).toEqual(example);
+            continue;
+          }
           seen.add(example.code);
           expect(String(ERROR_CODES[example.code as keyof typeof ERROR_CODES])).toBe(status);
           const schema = path === API_PATHS.createTask ? CreateErrorBodySchema : ErrorBodySchema;
@@ -80,9 +101,53 @@ describe("buildOpenApiDocument", () => {
     expect([...seen].sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 
-  it("gives 429 answers their Retry-After and RateLimit headers", () => {
+  it("declares X-Request-Id on every response, the RateLimit fields on every API answer but 401", () => {
+    for (const [path, method, operation] of everyOperation()) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        const headers = (response.$ref ? document.components.responses.Unauthorized : response).headers;
+        expect(headers?.["X-Request-Id"], `${method} ${path} ${status}`).toEqual({
+          $ref: "#/components/headers/RequestId",
+        });
+        if (path === VIDEO_PATH || status === "401") continue;
+        expect(Object.keys(headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]));
+      }
+    }
+    expect(document.components.headers.RequestId.required).toBe(true);
+  });
+
+  it("gives 429 answers a required Retry-After and RateLimit fields, 409 a Retry-After", () => {
     const tooMany = document.paths[API_PATHS.createTask].post.responses["429"];
-    expect(Object.keys(tooMany.headers)).toEqual(["Retry-After", "RateLimit-Policy", "RateLimit"]);
+    expect(Object.keys(tooMany.headers)).toEqual([
+      "X-Request-Id",
+      "RateLimit-Policy",
+      "RateLimit",
+      "Retry-After",
+    ]);
+    expect(tooMany.headers["RateLimit-Policy"].required).toBe(true);
+    expect(tooMany.headers["RateLimit"].required).toBe(true);
+    expect(document.paths[API_PATHS.createTask].post.responses["409"].headers["Retry-After"]).toBeDefined();
+  });
+
+  it("tags and describes every operation, and names a usable server", () => {
+    const tags = new Set(document.tags.map((tag: Json) => tag.name));
+    const operations = [
+      ...everyOperation().map(([, , operation]) => operation),
+      document.webhooks.taskFinished.post,
+    ];
+    for (const operation of operations) {
+      expect(operation.description, operation.operationId).toEqual(expect.any(String));
+      expect(
+        operation.tags.every((tag: string) => tags.has(tag)),
+        operation.operationId,
+      ).toBe(true);
+    }
+    expect(document.info.description).toEqual(expect.any(String));
+    expect(document.info.contact).toBeDefined();
+    expect(document.servers).toEqual([expect.objectContaining({ url: "http://127.0.0.1:8787" })]);
+    expect(buildOpenApiDocument({ serverUrl: "https://video.example.com/" }).servers[0]?.url).toBe(
+      "https://video.example.com",
+    );
+    expect(document.jsonSchemaDialect).toBe("https://json-schema.org/draft/2020-12/schema");
   });
 
   it("keeps every example valid against the schemas the server and clients use", () => {
@@ -128,15 +193,63 @@ describe("buildOpenApiDocument", () => {
       const [, kind, name] = /#\/components\/(\w+)\/(\w+)/.exec(reference) ?? [];
       expect(document.components[kind as string]?.[name as string], reference).toBeDefined();
     }
-    expect(document.components.schemas.GenerationRequest).toMatchObject({
-      additionalProperties: false,
-      required: ["prompt"],
-      dependentRequired: { start_frame: ["end_frame"], end_frame: ["start_frame"] },
-    });
+    expect(document.components.schemas.GenerationRequest.oneOf).toEqual([
+      { $ref: "#/components/schemas/TextGenerationRequest" },
+      { $ref: "#/components/schemas/FrameToFrameGenerationRequest" },
+      { $ref: "#/components/schemas/ReferenceGenerationRequest" },
+    ]);
     for (const schema of Object.values(document.components.schemas as Json)) {
       expect(schema.$schema).toBeUndefined();
       expect(schema.$id).toBeUndefined();
     }
+  });
+
+  it("writes the request as three closed forms that name every field and forbid the others' images", () => {
+    const forms: [string, string[], string[]][] = [
+      ["TextGenerationRequest", ["prompt"], ["start_frame", "end_frame", "reference_images"]],
+      ["FrameToFrameGenerationRequest", ["prompt", "start_frame", "end_frame"], ["reference_images"]],
+      ["ReferenceGenerationRequest", ["prompt", "reference_images"], ["start_frame", "end_frame"]],
+    ];
+    for (const [name, required, forbidden] of forms) {
+      const form = document.components.schemas[name];
+      expect(form.additionalProperties, name).toBe(false);
+      expect(form.required, name).toEqual(required);
+      expect(Object.keys(form.properties).sort(), name).toEqual([...GENERATION_REQUEST_FIELDS].sort());
+      for (const field of forbidden) expect(form.properties[field], `${name}.${field}`).toBe(false);
+      // A default on the property itself would make generators require it in request types.
+      for (const field of Object.values(form.properties as Json)) expect(field?.default).toBeUndefined();
+    }
+    expect(document.components.schemas.ModelType.default).toBe("gen-3-fast");
+    expect(document.components.schemas.AspectRatio.default).toBe("16:9");
+  });
+
+  it("limits the prompt the way the server does: after trimming, in code points", () => {
+    const { pattern } = document.components.schemas.TextGenerationRequest.properties.prompt;
+    const prompt = new RegExp(pattern, "u");
+    const cases: [string, boolean][] = [
+      ["x".repeat(PROMPT_MAX_LENGTH), true],
+      [`  ${"x".repeat(PROMPT_MAX_LENGTH)} \n\t`, true],
+      ["🦊".repeat(PROMPT_MAX_LENGTH), true],
+      ["x", true],
+      [" a b ", true],
+      ["x".repeat(PROMPT_MAX_LENGTH + 1), false],
+      ["🦊".repeat(PROMPT_MAX_LENGTH + 1), false],
+      ["", false],
+      [" \n\t\u00a0\u3000", false],
+    ];
+    for (const [text, valid] of cases) {
+      expect(prompt.test(text), JSON.stringify(text.slice(0, 12))).toBe(valid);
+      expect(validateGenerationRequest({ prompt: text }).success, JSON.stringify(text.slice(0, 12))).toBe(
+        valid,
+      );
+    }
+  });
+
+  it("shows the issues the validator really reports in the INVALID_REQUEST example", () => {
+    const example =
+      document.paths[API_PATHS.createTask].post.responses["400"].content["application/json"].examples
+        .INVALID_REQUEST.value;
+    expect(example.issues.map((issue: Json) => issue.path)).toEqual(["colour", "end_frame"]);
   });
 
   it("builds the same document every time", () => {

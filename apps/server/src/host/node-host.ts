@@ -131,6 +131,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     clock,
     logger,
     accepting: () => accepting,
+    publicUrl,
     dashboard: dashboard.app,
   });
   let lastPersist = 0;

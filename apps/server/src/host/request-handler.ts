@@ -20,6 +20,8 @@ export interface RequestHandlerOptions {
   clock: ServiceClock;
   logger: Logger;
   accepting: () => boolean;
+  /** The server's public URL: the OpenAPI document it serves names it as the server. */
+  publicUrl: string;
   /** The dashboard's app, served under /dashboard (API role). */
   dashboard?: FetchApp;
 }
@@ -29,7 +31,11 @@ const HOST_PATHS = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
 export function createRequestHandler(
   options: RequestHandlerOptions,
 ): (request: Request, env?: unknown) => Promise<Response> {
-  const host = hostRoutes({ db: options.db, openApiDocument, accepting: options.accepting });
+  const host = hostRoutes({
+    db: options.db,
+    openApiDocument: () => openApiDocument(options.publicUrl),
+    accepting: options.accepting,
+  });
   const videos = options.videos && videoRoutes(options.videos, { now: () => options.clock.now() });
   const engineFetch = options.engine.app.fetch;
 
