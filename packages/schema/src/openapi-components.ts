@@ -92,8 +92,8 @@ type ImageField = (typeof REQUEST_FORMS)[number]["forbidden"][number];
  * One zod schema per request form, made of the very field schemas of GenerationRequestSchema, so the
  * document's `oneOf` cannot drift from the single schema the server validates with (a test checks
  * that a body is valid exactly when one form accepts it). A field a form must not carry is
- * `never`: generators turn it into `field?: never`, which is what makes TypeScript refuse a
- * `{ prompt, start_frame }` or a frames-plus-references object literal.
+ * `never`, written as AbsentField (below), which is what makes generated TypeScript and zod refuse
+ * a `{ prompt, start_frame }` or a frames-plus-references request.
  */
 function requestFormSchemas() {
   const fields = GenerationRequestSchema.shape;
@@ -258,13 +258,30 @@ function tidy(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): 
     delete jsonSchema.minimum;
 }
 
-// zod writes `never` as `{ "not": {} }`; the boolean schema `false` says the same, and it is what
-// openapi-typescript and @hey-api/openapi-ts turn into `field?: never`.
+/**
+ * A field a request form must leave out. JSON Schema would say `false`, but @hey-api/openapi-ts
+ * drops boolean property schemas, and `{ "not": {} }` becomes `unknown` in both generators. An
+ * object that allows no property yet needs one is just as unsatisfiable, and both generators turn
+ * it into `Record<string, never>` (zod: `z.record(z.string(), z.never())`), which a string image
+ * does not fit: a `{ prompt, start_frame }` or a frames-plus-references request fails to compile
+ * and to parse.
+ */
+const ABSENT_FIELD: JsonSchema = {
+  description:
+    "The field must be left out in this request form (no value fits: an object that allows no property " +
+    "yet needs one).",
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+};
+
+// zod writes `never` as `{ "not": {} }`; the document points such fields at AbsentField.
 function forbidNeverProperties(schema: JsonSchema): JsonSchema {
   const properties = schema.properties as Record<string, unknown> | undefined;
   if (!properties) return schema;
   for (const [name, property] of Object.entries(properties)) {
-    if (JSON.stringify(property) === '{"not":{}}') properties[name] = false;
+    if (JSON.stringify(property) === '{"not":{}}')
+      properties[name] = { $ref: "#/components/schemas/AbsentField" };
   }
   return schema;
 }
@@ -292,6 +309,7 @@ export function buildComponentSchemas(): Record<string, JsonSchema> {
   return {
     GenerationRequest: generationRequestSchema(),
     ...generate(describeRequest, "input"),
+    AbsentField: ABSENT_FIELD,
     ...generate(describeResponses, "output"),
   };
 }

@@ -215,10 +215,18 @@ describe("buildOpenApiDocument", () => {
       expect(form.additionalProperties, name).toBe(false);
       expect(form.required, name).toEqual(required);
       expect(Object.keys(form.properties).sort(), name).toEqual([...GENERATION_REQUEST_FIELDS].sort());
-      for (const field of forbidden) expect(form.properties[field], `${name}.${field}`).toBe(false);
+      for (const field of forbidden)
+        expect(form.properties[field], `${name}.${field}`).toEqual({
+          $ref: "#/components/schemas/AbsentField",
+        });
       // A default on the property itself would make generators require it in request types.
       for (const field of Object.values(form.properties as Json)) expect(field?.default).toBeUndefined();
     }
+    // No value fits AbsentField: no property is allowed, yet one is needed.
+    expect(document.components.schemas.AbsentField).toMatchObject({
+      additionalProperties: false,
+      minProperties: 1,
+    });
     expect(document.components.schemas.ModelType.default).toBe("gen-3-fast");
     expect(document.components.schemas.AspectRatio.default).toBe("16:9");
   });
