@@ -52,7 +52,10 @@ export function apiResponseHeaders(status: number | "success"): Json {
   }
   // A server still starting answers before authentication and rate limits.
   if (status === 503) {
-    return { [REQUEST_ID_HEADER]: header("RequestId"), [RATE_LIMIT_HEADERS.retryAfter]: header("RetryAfter") };
+    return {
+      [REQUEST_ID_HEADER]: header("RequestId"),
+      [RATE_LIMIT_HEADERS.retryAfter]: header("RetryAfter"),
+    };
   }
   const headers: Json = {
     [REQUEST_ID_HEADER]: header("RequestId"),

@@ -148,7 +148,8 @@ function videoOperation(method: "get" | "head"): Json {
       "404": videoError(["NOT_FOUND"]),
       "416": videoError(["RANGE_NOT_SATISFIABLE"]),
       "503": {
-        description: "Service Unavailable: SERVICE_UNAVAILABLE, the server is starting; retry after Retry-After.",
+        description:
+          "Service Unavailable: SERVICE_UNAVAILABLE, the server is starting; retry after Retry-After.",
         headers: apiResponseHeaders(503),
         content: {
           "application/json": {

@@ -86,7 +86,7 @@ describe("buildOpenApiDocument", () => {
         const examples = examplesOf(response.content);
         expect(examples.length, `${path} ${status}`).toBeGreaterThan(0);
         for (const example of examples as Json[]) {
-          if (path === VIDEO_PATH) {
+          if (path === VIDEO_PATH && example.code !== "SERVICE_UNAVAILABLE") {
             expect(String(VIDEO_ERROR_CODES[example.code as keyof typeof VIDEO_ERROR_CODES])).toBe(status);
             expect(VideoErrorBodySchema.parse(example)).toEqual(example);
             continue;
@@ -109,6 +109,11 @@ describe("buildOpenApiDocument", () => {
           $ref: "#/components/headers/RequestId",
         });
         if (path === VIDEO_PATH || status === "401") continue;
+        // A server still starting answers before authentication and rate limits.
+        if (status === "503") {
+          expect(Object.keys(headers)).toEqual(["X-Request-Id", "Retry-After"]);
+          continue;
+        }
         expect(Object.keys(headers)).toEqual(expect.arrayContaining(["RateLimit-Policy", "RateLimit"]));
       }
     }

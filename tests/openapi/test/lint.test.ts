@@ -14,7 +14,10 @@ const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
   server = await startServer({ env: { GENVIDEO_RENDERER: "fixture" } });
-  cleanups.push(() => removeDataDir(server.dataDir), () => server.stop());
+  cleanups.push(
+    () => removeDataDir(server.dataDir),
+    () => server.stop(),
+  );
   const served = await servedDocument(server);
   cleanups.push(served.remove);
   documentPath = served.path;
@@ -33,9 +36,15 @@ interface RedoclyProblem {
 }
 
 async function redocly(path: string): Promise<RedoclyProblem[]> {
-  const result = await runTool("redocly", ["lint", path, "--format=json", `--config=${packageRoot}/redocly.yaml`]);
+  const result = await runTool("redocly", [
+    "lint",
+    path,
+    "--format=json",
+    `--config=${packageRoot}/redocly.yaml`,
+  ]);
   const start = result.stdout.indexOf("{");
-  if (start < 0) throw new Error(`redocly printed no report (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  if (start < 0)
+    throw new Error(`redocly printed no report (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   return (JSON.parse(result.stdout.slice(start)) as { problems: RedoclyProblem[] }).problems;
 }
 
@@ -59,7 +68,8 @@ async function spectral(path: string): Promise<SpectralFinding[]> {
     "hint",
   ]);
   const start = result.stdout.indexOf("[");
-  if (start < 0) throw new Error(`spectral printed no report (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  if (start < 0)
+    throw new Error(`spectral printed no report (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout.slice(start)) as SpectralFinding[];
 }
 
@@ -74,13 +84,17 @@ describe("linters on the served document", () => {
           problem.location[0]?.pointer === "#/components/schemas/GenerationRequest/oneOf"
         ),
     );
-    expect(unexpected.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
+    expect(
+      unexpected.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`),
+    ).toEqual([]);
     expect(problems.length).toBeLessThanOrEqual(3);
   });
 
   it("passes Spectral's OpenAPI ruleset with no finding at all", async () => {
     const findings = await spectral(documentPath);
-    expect(findings.map((finding) => `${finding.code} ${finding.path.join(".")}: ${finding.message}`)).toEqual([]);
+    expect(
+      findings.map((finding) => `${finding.code} ${finding.path.join(".")}: ${finding.message}`),
+    ).toEqual([]);
   });
 
   it("would catch a document that loses a description or a declared property", async () => {

@@ -20,7 +20,10 @@ it("reports a wrong answer of the server as a response violation", async () => {
   });
   await new Promise<void>((resolve) => wrong.listen(0, "127.0.0.1", resolve));
   const documentPath = scratch.write("openapi.json", JSON.stringify(buildOpenApiDocument()));
-  const prism = await startPrismProxy(documentPath, `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`);
+  const prism = await startPrismProxy(
+    documentPath,
+    `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`,
+  );
   try {
     const response = await fetch(`${prism.url}/api/gen/status/${crypto.randomUUID()}`, {
       headers: { authorization: "Bearer gen_sk_0123456789012345678901234567890123456" },
@@ -29,7 +32,9 @@ it("reports a wrong answer of the server as a response violation", async () => {
     const { request, response: found } = violationsOf(response);
     expect(request).toEqual([]);
     const where = found.map((violation) => violation.location.join("."));
-    expect(where).toEqual(expect.arrayContaining(["response.body.task_id", "response.body.message", "response.body.video_url"]));
+    expect(where).toEqual(
+      expect.arrayContaining(["response.body.task_id", "response.body.message", "response.body.video_url"]),
+    );
   } finally {
     await prism.stop();
     wrong.closeAllConnections();

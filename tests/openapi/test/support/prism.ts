@@ -24,7 +24,18 @@ export async function startPrismProxy(documentPath: string, upstream: string): P
   const port = await freePort();
   const child: ChildProcess = spawn(
     bin("prism"),
-    ["proxy", documentPath, upstream, "--port", String(port), "--host", "127.0.0.1", "--errors=false", "-v", "warn"],
+    [
+      "proxy",
+      documentPath,
+      upstream,
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--errors=false",
+      "-v",
+      "warn",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";

@@ -3,7 +3,9 @@
 import type { RunningServer } from "@genvideo/server/testing";
 import { scratchDirectory } from "./tools.js";
 
-export async function servedDocument(server: RunningServer): Promise<{ path: string; document: Record<string, any>; remove(): void }> {
+export async function servedDocument(
+  server: RunningServer,
+): Promise<{ path: string; document: Record<string, any>; remove(): void }> {
   const response = await server.fetch("/openapi.json");
   if (response.status !== 200) throw new Error(`/openapi.json answered ${response.status}`);
   const text = await response.text();

@@ -15,7 +15,14 @@ export interface RecordedAnswer {
   body: string;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+]);
 
 export async function startSwitchUpstream(
   server: string,

@@ -59,7 +59,11 @@ export function freePort(): Promise<number> {
  * A scratch directory inside this package (so that generated code resolves `zod` and
  * `openapi-fetch` from its node_modules), removed by `remove()`.
  */
-export function scratchDirectory(prefix: string): { path: string; write(name: string, text: string): string; remove(): void } {
+export function scratchDirectory(prefix: string): {
+  path: string;
+  write(name: string, text: string): string;
+  remove(): void;
+} {
   const parent = join(packageRoot, ".generated");
   mkdirSync(parent, { recursive: true });
   const path = mkdtempSync(join(parent, `${prefix}-`));
