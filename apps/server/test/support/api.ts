@@ -50,6 +50,6 @@ export async function completedTask(
 ): Promise<{ taskId: string; videoUrl: string }> {
   const taskId = await createTask(server, { prompt });
   const done = await waitForTerminal(server, taskId, timeoutMs);
-  expect(done.status).toBe("completed");
+  expect(done.status, done.message).toBe("completed");
   return { taskId, videoUrl: done.video_url as string };
 }
