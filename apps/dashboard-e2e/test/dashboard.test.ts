@@ -221,6 +221,21 @@ describe("the dashboard in Chromium", () => {
     );
     await page.goto(dashboard("/dashboard/webhooks"));
     expect(await page.locator("main").textContent()).toContain(task_id);
+
+    // The delivery log redelivers one event too, and comes back to the log.
+    const delivery = page.locator("section.card", { hasText: task_id });
+    const attemptsBefore = await delivery.locator("tbody tr").count();
+    await delivery.getByRole("button", { name: /Redeliver/ }).click();
+    await page.waitForURL(/\/dashboard\/webhooks$/);
+    await eventually(
+      async () => {
+        await page.reload();
+        const rows = await page.locator("section.card", { hasText: task_id }).locator("tbody tr").count();
+        return rows > attemptsBefore ? true : undefined;
+      },
+      20_000,
+      "the redelivery from the log",
+    );
   });
 
   it("rotates the signing secret; a webhook sent during the overlap verifies with both secrets", async () => {

@@ -288,7 +288,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const task = await ownTask(c.req.param("id"), viewer.accountId);
     if (!task) return notFound(c, viewer);
     await admin.redeliver(task.id);
-    return c.redirect(`/dashboard/tasks/${task.id}`, 303);
+    const back = await formField(c, "back");
+    return c.redirect(back === "webhooks" ? "/dashboard/webhooks" : `/dashboard/tasks/${task.id}`, 303);
   });
 
   // ---- API keys ----

@@ -233,7 +233,7 @@ ${
 ${
   task.callbackUrl === null
     ? html`<p class="muted">This task has no callback_url: no webhook.</p>`
-    : html`${webhookEventsTable(data.events, false)}
+    : html`${webhookEventsTable(data.events)}
 ${
   data.events.length > 0
     ? html`<form method="post" action="/dashboard/tasks/${task.id}/redeliver">${csrfField(viewer)}<button type="submit">Redeliver the webhook</button></form>`

@@ -24,8 +24,12 @@ function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): 
   return attempt.error ?? "no response";
 }
 
-/** The events with their attempts; `withTask` adds a link to each event's task. */
-export function webhookEventsTable(events: WebhookEventWithAttempts[], withTask: boolean): Html {
+/**
+ * The events with their attempts. Given a viewer (the delivery log), each
+ * event also links its task and has its own redeliver button.
+ */
+export function webhookEventsTable(events: WebhookEventWithAttempts[], viewer?: Viewer): Html {
+  const withTask = viewer !== undefined;
   if (events.length === 0) return html`<p class="muted">No webhook deliveries yet.</p>`;
   return html`${events.map(
     (event) => html`<section class="card" aria-label="Delivery ${event.id}">
@@ -43,6 +47,11 @@ ${
         (attempt) =>
           html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td></tr>`,
       )}</tbody></table></div>`
+}
+${
+  viewer
+    ? html`<form method="post" action="/dashboard/tasks/${event.taskId}/redeliver">${csrfField(viewer)}<input type="hidden" name="back" value="webhooks"><button class="secondary" type="submit">Redeliver<span class="skip"> ${event.id}</span></button></form>`
+    : ""
 }
 </section>`,
   )}`;
@@ -121,6 +130,6 @@ ${
 }
 
 <h2>Delivery log</h2>
-${webhookEventsTable(data.events, true)}
+${webhookEventsTable(data.events, viewer)}
 ${data.nextPage ? html`<nav class="pager" aria-label="Pages"><a href="${data.nextPage}" rel="next">Older deliveries</a></nav>` : ""}`;
 }
