@@ -10,10 +10,14 @@ const only = process.argv.slice(2);
 /** [name, what it measures, command]. Builds come first: each measures built code. */
 const benchmarks = [
   ["sdk-size", "SDK bundle min+gzip vs openai, replicate, runway, fal", "node sdk/size.mjs"],
-  ["sdk-overhead", "getStatus vs bare fetch + JSON.parse, stub server", "node sdk/overhead.mjs"],
+  [
+    "sdk-overhead",
+    "getStatus vs ky with the same policy (stub server), and per call with a mocked fetch",
+    "node sdk/overhead.mjs",
+  ],
   [
     "sdk-overhead-reference",
-    "getStatus vs bare fetch, reference server",
+    "getStatus vs ky with the same policy, reference server",
     "node sdk/overhead.mjs --server reference",
   ],
   ["msw-overhead", "status read through the mock vs a constant msw handler", "node msw/overhead.mjs"],
