@@ -1,10 +1,5 @@
-import {
-  bytesToBase64,
-  checkCallbackUrlSyntax,
-  type Duration,
-  type EngineConfigInput,
-  parseDuration,
-} from "@genvideo/engine";
+import { bytesToBase64, type Duration, type EngineConfigInput, parseDuration } from "@genvideo/engine";
+import { checkCallbackUrlSyntax } from "@genvideo/engine/host";
 import { seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";
 

@@ -11,7 +11,7 @@ import {
   ipVersion,
   isLocalhostName,
   parseCallbackUrl,
-} from "@genvideo/engine";
+} from "@genvideo/engine/host";
 import { type ResolvedAddress, type ResolveHost, resolveWithSystemDns } from "./host-resolver.js";
 
 // The form of the URL (scheme, credentials, literal hosts) is the engine's, shared with the msw mock.

@@ -1,4 +1,4 @@
-export { type AddressCategory, classifyAddress, isPublicUnicastAddress } from "@genvideo/engine";
+export { type AddressCategory, classifyAddress, isPublicUnicastAddress } from "@genvideo/engine/host";
 export {
   type CallbackTarget,
   type CallbackUrlPolicy,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../../test/support/harness.js";
-import { ForceOutcomeError } from "../index.js";
+import { ForceOutcomeError } from "./force-outcome.js";
 
 const CALLBACK = "https://example.com/hooks/genvideo";
 

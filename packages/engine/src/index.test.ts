@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import * as host from "./host.js";
+import * as root from "./index.js";
+
+// The entries' run-time exports, pinned: the root is what the two hosts (the reference server
+// and the msw mock) import to run the service; a change here is a change of the public surface.
+describe("package entries", () => {
+  it("@genvideo/engine exports what a host needs to run the service", () => {
+    expect(Object.keys(root).sort()).toEqual([
+      "ACTIVE_STATES",
+      "AdminError",
+      "DEFAULT_ACCOUNT_NAME",
+      "MemoryStore",
+      "TINY_MP4_CONTENT_TYPE",
+      "VideoUrlSigner",
+      "bytesToBase64",
+      "createAdminService",
+      "createEngine",
+      "createMemoryStore",
+      "finishAtOf",
+      "internalErrorBody",
+      "manualClock",
+      "parseDuration",
+      "rateLimitedError",
+      "serveVideoDownload",
+      "serviceUnavailableBody",
+      "signWebhook",
+      "systemClock",
+      "tinyMp4Bytes",
+      "videoFromBytes",
+    ]);
+  });
+
+  it("@genvideo/engine/host exports callback URL and address checks and key formats", () => {
+    expect(Object.keys(host).sort()).toEqual([
+      "checkCallbackUrlSyntax",
+      "classifyAddress",
+      "generateApiKey",
+      "generateWebhookSecret",
+      "hashApiKey",
+      "ipVersion",
+      "isLocalhostName",
+      "isPlausibleApiKey",
+      "isPublicUnicastAddress",
+      "parseCallbackUrl",
+    ]);
+  });
+});
