@@ -55,11 +55,37 @@ describe("loadConfig", () => {
     expect(loadConfig({ GENVIDEO_VIDEO_URL_TTL: "1500ms" }, "/x").videoUrlTtlSeconds).toBe(2);
   });
 
+  it("takes PostgreSQL URLs and the roles they allow", () => {
+    const config = loadConfig(
+      {
+        GENVIDEO_DATABASE_URL: "postgresql://app:s3cret@db.internal:6432/genvideo",
+        GENVIDEO_ROLE: "worker",
+        GENVIDEO_PG_LISTEN: "off",
+        GENVIDEO_PG_POOL_SIZE: "4",
+      },
+      "/x",
+    );
+    expect(config.database).toEqual({
+      kind: "postgres",
+      url: "postgresql://app:s3cret@db.internal:6432/genvideo",
+      redactedUrl: "postgresql://app:***@db.internal:6432/genvideo",
+    });
+    expect(config.role).toBe("worker");
+    expect(config.postgres).toEqual({ poolSize: 4, listen: false });
+    expect(loadConfig({}, "/x")).toMatchObject({ role: "all", postgres: { poolSize: 10, listen: true } });
+  });
+
   it("resolves relative paths against the directory pnpm was run from", () => {
     const config = loadConfig({ INIT_CWD: "/repo", GENVIDEO_DATABASE_URL: "sqlite:data/x.db" });
-    expect(config.database.path).toBe("/repo/data/x.db");
-    expect(loadConfig({ GENVIDEO_DATABASE_URL: "sqlite:///tmp/y.db" }, "/a").database.path).toBe("/tmp/y.db");
-    expect(loadConfig({ GENVIDEO_DATA_DIR: "d" }, "/a").database.path).toBe("/a/d/genvideo.db");
+    expect(config.database).toEqual({ kind: "sqlite", path: "/repo/data/x.db" });
+    expect(loadConfig({ GENVIDEO_DATABASE_URL: "sqlite:///tmp/y.db" }, "/a").database).toEqual({
+      kind: "sqlite",
+      path: "/tmp/y.db",
+    });
+    expect(loadConfig({ GENVIDEO_DATA_DIR: "d" }, "/a").database).toEqual({
+      kind: "sqlite",
+      path: "/a/d/genvideo.db",
+    });
   });
 
   it("reads every setting", () => {
@@ -97,9 +123,16 @@ describe("loadConfig", () => {
     [{ PORT: "eighty" }, /^PORT must be a whole number from 0 to 65535, got "eighty"$/],
     [{ PORT: "70000" }, /^PORT must be a whole number from 0 to 65535, got "70000"$/],
     [
-      { GENVIDEO_DATABASE_URL: "postgres://u:p@h/db" },
-      /^GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/,
+      { GENVIDEO_DATABASE_URL: "postgres://u:secret@h" },
+      /^GENVIDEO_DATABASE_URL must name a host and a database .*got "postgres:\/\/u:\*\*\*@h"$/,
     ],
+    [{ GENVIDEO_ROLE: "api" }, /^GENVIDEO_ROLE=api needs PostgreSQL .*on SQLite one process does everything/],
+    [
+      { GENVIDEO_ROLE: "janitor", GENVIDEO_DATABASE_URL: "postgres://h/db" },
+      /^GENVIDEO_ROLE must be all, api or worker, got "janitor"$/,
+    ],
+    [{ GENVIDEO_PG_LISTEN: "sometimes" }, /^GENVIDEO_PG_LISTEN must be 1 or 0/],
+    [{ GENVIDEO_PG_POOL_SIZE: "0" }, /^GENVIDEO_PG_POOL_SIZE must be a whole number from 1 to 1000/],
     [{ GENVIDEO_DATABASE_URL: "mysql://h/db" }, /^GENVIDEO_DATABASE_URL must be sqlite:<path>/],
     [{ GENVIDEO_PUBLIC_URL: "ftp://x" }, /^GENVIDEO_PUBLIC_URL must be/],
     [{ GENVIDEO_BOOTSTRAP_API_KEY: "short" }, /^GENVIDEO_BOOTSTRAP_API_KEY must be 20 to 255/],

@@ -17,7 +17,21 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export type DatabaseLocation = { kind: "sqlite"; path: string };
+export type DatabaseLocation =
+  | { kind: "sqlite"; path: string }
+  /** `url` as given (with its password): pass it to the driver, print `redactedUrl` instead. */
+  | { kind: "postgres"; url: string; redactedUrl: string };
+
+/** What a process does: `api` answers HTTP only, `worker` does the background work only, `all` both. */
+export type ServerRole = "all" | "api" | "worker";
+const ROLES: readonly ServerRole[] = ["all", "api", "worker"];
+
+export interface PostgresSettings {
+  /** Connections this process opens for queries (a worker opens one more to LISTEN). */
+  poolSize: number;
+  /** LISTEN for wake-up hints; off for PgBouncer in transaction mode (polling alone then). */
+  listen: boolean;
+}
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -46,6 +60,8 @@ export interface ServerConfig {
   /** Absolute; relative settings resolve against where the user ran the command. */
   dataDir: string;
   database: DatabaseLocation;
+  role: ServerRole;
+  postgres: PostgresSettings;
   /** Base of every URL the service hands out; undefined means `http://<host>:<bound port>`. */
   publicUrl: string | undefined;
   bootstrapApiKey: string | undefined;
@@ -108,11 +124,17 @@ export function loadConfig(
       3650 * DAY_MS,
     ) / SECOND_MS,
   );
+  const database = databaseSetting(env, baseDirectory, dataDir);
   return {
     port,
     host,
     dataDir,
-    database: databaseSetting(env, baseDirectory, dataDir),
+    database,
+    role: roleSetting(env, database),
+    postgres: {
+      poolSize: integerSetting(env, "GENVIDEO_PG_POOL_SIZE", 10, 1, 1000),
+      listen: booleanSetting(env, "GENVIDEO_PG_LISTEN", true),
+    },
     publicUrl: publicUrlSetting(env),
     bootstrapApiKey: bootstrapApiKeySetting(env),
     bootstrapWebhookSecret: bootstrapWebhookSecretSetting(env),
@@ -256,21 +278,53 @@ export function defaultPublicUrl(host: string, port: number): string {
 function databaseSetting(env: Environment, baseDirectory: string, dataDir: string): DatabaseLocation {
   const raw = env.GENVIDEO_DATABASE_URL?.trim();
   if (!raw) return { kind: "sqlite", path: resolve(dataDir, "genvideo.db") };
-  if (/^postgres(ql)?:\/\//i.test(raw)) {
-    throw new ConfigError(
-      "GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet; use sqlite:<path> (for example sqlite:./.genvideo/genvideo.db)",
-    );
-  }
+  if (/^postgres(ql)?:\/\//i.test(raw)) return postgresSetting(raw);
   const match = /^sqlite:(.+)$/i.exec(raw);
   if (!match?.[1]) {
     throw new ConfigError(
-      `GENVIDEO_DATABASE_URL must be sqlite:<path> (for example sqlite:./.genvideo/genvideo.db), got "${raw}"`,
+      `GENVIDEO_DATABASE_URL must be sqlite:<path> (for example sqlite:./.genvideo/genvideo.db) or postgres://user:password@host:port/database, got "${redact(raw)}"`,
     );
   }
   // Accept sqlite:./x.db, sqlite:/abs/x.db and the URL-ish sqlite:///abs/x.db.
   const path = match[1].startsWith("///") ? match[1].slice(2) : match[1];
   if (path === ":memory:") return { kind: "sqlite", path };
   return { kind: "sqlite", path: isAbsolute(path) ? path : resolve(baseDirectory, path) };
+}
+
+function postgresSetting(raw: string): DatabaseLocation {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `GENVIDEO_DATABASE_URL must be postgres://user:password@host:port/database, got "${redact(raw)}"`,
+    );
+  }
+  if (!url.hostname || url.pathname.length <= 1) {
+    throw new ConfigError(
+      `GENVIDEO_DATABASE_URL must name a host and a database (postgres://user:password@host:port/database), got "${redact(raw)}"`,
+    );
+  }
+  return { kind: "postgres", url: raw, redactedUrl: redact(raw) };
+}
+
+/** A database URL fit for logs and error lines: never its password. */
+function redact(raw: string): string {
+  return raw.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+}
+
+function roleSetting(env: Environment, database: DatabaseLocation): ServerRole {
+  const raw = env.GENVIDEO_ROLE?.trim().toLowerCase();
+  if (!raw) return "all";
+  if (!ROLES.includes(raw as ServerRole)) {
+    throw new ConfigError(`GENVIDEO_ROLE must be all, api or worker, got "${env.GENVIDEO_ROLE}"`);
+  }
+  if (raw !== "all" && database.kind === "sqlite") {
+    throw new ConfigError(
+      `GENVIDEO_ROLE=${raw} needs PostgreSQL (GENVIDEO_DATABASE_URL=postgres://...): on SQLite one process does everything (role all)`,
+    );
+  }
+  return raw as ServerRole;
 }
 
 function publicUrlSetting(env: Environment): string | undefined {

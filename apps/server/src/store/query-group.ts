@@ -18,6 +18,11 @@ export interface QueryContext {
    * without it the request is joined to every task read.
    */
   loadRequest?: (taskId: string) => string | undefined;
+  /**
+   * Told when the transaction queues work for workers (a task, a webhook
+   * event): PostgreSQL sends one wake-up hint after such a commit.
+   */
+  onWork?: () => void;
 }
 
 interface Compilable {

@@ -55,6 +55,7 @@ export class KyselyTaskQueries extends QueryGroup {
       columns.map((column) => row[column]),
     );
     await this.changes(query);
+    if (task.state === "queued") this.context.onWork?.();
     if (inline) return;
     await this.changes(
       this.cached(
@@ -117,27 +118,50 @@ export class KyselyTaskQueries extends QueryGroup {
     leaseExpiresAt: number,
   ): Promise<TaskRecord[]> {
     if (limit <= 0) return [];
-    const candidates = this.db
-      .selectFrom("tasks")
-      .select("id")
-      .where("state", "=", QUEUED)
-      .orderBy("created_at")
-      .orderBy("id")
-      .limit(limit)
-      .$if(this.context.rowLocks, (q) => q.forUpdate().skipLocked());
+    const claim = {
+      state: "processing",
+      lease_owner: owner,
+      lease_expires_at: leaseExpiresAt,
+      updated_at: now,
+      started_at: now,
+    } as const;
     const rows = await this.rows<TaskRow>(
-      this.db
-        .updateTable("tasks")
-        .set({
-          state: "processing",
-          lease_owner: owner,
-          lease_expires_at: leaseExpiresAt,
-          updated_at: now,
-          started_at: now,
-        })
-        .where("id", "in", candidates)
-        .where("state", "=", "queued")
-        .returningAll(),
+      this.context.rowLocks
+        ? // PostgreSQL: the candidates are locked in a CTE, so the planner can never lock more rows than the
+          // limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not waited for.
+          this.db
+            .with("candidates", (db) =>
+              db
+                .selectFrom("tasks")
+                .select("id")
+                .where("state", "=", QUEUED)
+                .orderBy("created_at")
+                .orderBy("id")
+                .limit(limit)
+                .forUpdate()
+                .skipLocked(),
+            )
+            .updateTable("tasks")
+            .set(claim)
+            .from("candidates")
+            .whereRef("tasks.id", "=", "candidates.id")
+            .returningAll("tasks")
+        : this.db
+            .updateTable("tasks")
+            .set(claim)
+            .where(
+              "id",
+              "in",
+              this.db
+                .selectFrom("tasks")
+                .select("id")
+                .where("state", "=", QUEUED)
+                .orderBy("created_at")
+                .orderBy("id")
+                .limit(limit),
+            )
+            .where("state", "=", "queued")
+            .returningAll(),
     );
     if (this.context.loadRequest) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
     // Claimed tasks are about to be rendered: without a loader, their large requests come with them.

@@ -19,11 +19,18 @@ type EventRow = Selectable<WebhookEventsTable>;
 export class KyselyWebhookQueries extends QueryGroup {
   async insertWebhookEvent(event: WebhookEventRecord): Promise<void> {
     await this.changes(this.db.insertInto("webhook_events").values(webhookEventToRow(event)));
+    if (event.state === "pending") this.context.onWork?.();
   }
 
   async getWebhookEvent(id: string): Promise<WebhookEventRecord | undefined> {
+    // On PostgreSQL the row stays locked until the transaction ends: a sender that reads its lease and
+    // then records an attempt cannot be overtaken in between by another sender's claim (fencing).
     const row = await this.first<EventRow>(
-      this.db.selectFrom("webhook_events").selectAll().where("id", "=", id),
+      this.db
+        .selectFrom("webhook_events")
+        .selectAll()
+        .where("id", "=", id)
+        .$if(this.context.rowLocks, (q) => q.forUpdate()),
     );
     return row && webhookEventFromRow(row);
   }
@@ -56,14 +63,19 @@ export class KyselyWebhookQueries extends QueryGroup {
       .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<=", now)]))
       .orderBy("next_attempt_at")
       .orderBy("id")
-      .limit(limit)
-      .$if(this.context.rowLocks, (q) => q.forUpdate().skipLocked());
+      .limit(limit);
+    const lease = { lease_owner: owner, lease_expires_at: leaseExpiresAt };
     const rows = await this.rows<EventRow>(
-      this.db
-        .updateTable("webhook_events")
-        .set({ lease_owner: owner, lease_expires_at: leaseExpiresAt })
-        .where("id", "in", candidates)
-        .returningAll(),
+      this.context.rowLocks
+        ? // PostgreSQL: locked in a CTE (never more rows than the limit), skipping what other senders hold.
+          this.db
+            .with("candidates", () => candidates.forUpdate().skipLocked())
+            .updateTable("webhook_events")
+            .set(lease)
+            .from("candidates")
+            .whereRef("webhook_events.id", "=", "candidates.id")
+            .returningAll("webhook_events")
+        : this.db.updateTable("webhook_events").set(lease).where("id", "in", candidates).returningAll(),
     );
     return rows
       .map(webhookEventFromRow)

@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL store: the same queries as SQLite (Kysely compiles them with
+ * its PostgreSQL dialect), run on a `pg` pool shared by the process.
+ *
+ * - Transactions are READ COMMITTED and begin lazily, at their first write:
+ *   under READ COMMITTED every statement reads its own fresh snapshot inside
+ *   or outside a transaction, so reads before the first write mean the same
+ *   either way, and a read-only transaction (auth, status reads) costs its
+ *   queries and no BEGIN or COMMIT.
+ * - Every state change is a conditional UPDATE (compare-and-set) that
+ *   PostgreSQL re-checks on the newest row version after a lock wait, so two
+ *   processes racing for one task see exactly one winner.
+ * - A transaction PostgreSQL aborts to break a deadlock or a serialization
+ *   conflict is run again from the start, a few times, with jitter: the work
+ *   passed to `transaction` must be safe to run again (docs/operating.md).
+ * - After a commit that made work for workers (a queued task, a due webhook
+ *   event), a wake-up hint goes out through `onWork` (see pg-notify.ts).
+ */
+import type { Store, StoreTransaction } from "@genvideo/engine";
+import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
+import pg from "pg";
+import { createStoreTransaction } from "./kysely-store.js";
+import { migrateToLatest } from "./migrations.js";
+import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
+import type { Database } from "./tables.js";
+
+export interface PostgresStoreOptions {
+  /** Connections this process may open for queries (default 10). */
+  poolSize?: number;
+  /** Shown in `pg_stat_activity` (and kept by the tests' audit of who wrote what). */
+  applicationName?: string;
+  /** Called once after each commit that queued a task or made a webhook event due. */
+  onWork?: () => void;
+  /** Apply migrations at open (default true; readiness checks and tools pass false). */
+  migrate?: boolean;
+}
+
+export interface PostgresStoreHandle {
+  store: Store;
+  /** Kysely on the same pool, for what is not the engine's: migrations, host state. */
+  db: Kysely<Database>;
+  pool: pg.Pool;
+}
+
+/** How many times an aborted transaction (deadlock, serialization failure) is run in all. */
+const MAX_ATTEMPTS = 5;
+/** SQLSTATEs of a transaction PostgreSQL rolled back to let another one through. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+/** The advisory lock that makes migrations run in one process at a time ("genvideo" in ASCII). */
+const MIGRATION_LOCK = 0x67656e766964656fn;
+
+/** PostgreSQL's `bigint` (oid 20) comes back as a JS number: every one we store is a ms time or a count. */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+};
+
+export function createPostgresPool(url: string, options: PostgresStoreOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    application_name: options.applicationName ?? "genvideo",
+    types,
+  });
+  // An idle connection the server dropped (restart, failover) must not crash the process.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/** Connects, applies the migrations once (under an advisory lock) and returns the store. */
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<PostgresStoreHandle> {
+  const pool = createPostgresPool(url, options);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    if (options.migrate ?? true) await migrateUnderLock(pool, db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, pool, store: createPostgresStore(pool, db, options) };
+}
+
+/**
+ * Several processes starting at once on an empty database: one migrates, the
+ * others wait for it on the advisory lock and then find nothing to do. The
+ * lock is held by a connection of its own for the whole run (Kysely's own
+ * lock is taken only after it creates its bookkeeping tables, which would
+ * race).
+ */
+async function migrateUnderLock(pool: pg.Pool, db: Kysely<Database>): Promise<void> {
+  const holder = await pool.connect();
+  try {
+    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK.toString()]);
+    try {
+      await migrateToLatest(db as Kysely<unknown>);
+    } finally {
+      await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK.toString()]);
+    }
+  } finally {
+    holder.release();
+  }
+}
+
+export function createPostgresStore(pool: pg.Pool, db: Kysely<Database>, options: PostgresStoreOptions = {}): Store {
+  const compiled = new CompiledQueries();
+  let closed = false;
+
+  async function attempt<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let open = true;
+    let begun: Promise<unknown> | undefined;
+    let madeWork = false;
+    let broken: Error | undefined;
+    const run = async (query: CompiledQuery) => {
+      if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
+      if (needsTransaction(query)) await (begun ??= client.query("begin"));
+      return client.query({ text: query.sql, values: query.parameters as unknown[] });
+    };
+    const exec: SqlExecutor = {
+      rows: async <R>(query: CompiledQuery) => (await run(query)).rows as R[],
+      first: async <R>(query: CompiledQuery) => (await run(query)).rows[0] as R | undefined,
+      changes: async (query) => (await run(query)).rowCount ?? 0,
+    };
+    try {
+      const value = await work(
+        createStoreTransaction({
+          db,
+          exec,
+          compiled,
+          rowLocks: true,
+          onWork: () => {
+            madeWork = true;
+          },
+        }),
+      );
+      open = false;
+      if (begun) await client.query("commit");
+      if (madeWork) options.onWork?.();
+      return value;
+    } catch (error) {
+      open = false;
+      if (begun) {
+        await client.query("rollback").catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+      }
+      throw error;
+    } finally {
+      // A connection whose rollback failed is in an unknown state: the pool drops it.
+      client.release(broken);
+    }
+  }
+
+  return {
+    async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+      if (closed) throw new Error("the store is closed");
+      for (let attemptNumber = 1; ; attemptNumber++) {
+        try {
+          return await attempt(work);
+        } catch (error) {
+          if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+          // Both victims of a deadlock retrying in step would meet again: spread them out.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attemptNumber));
+        }
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/** Plain SELECTs run outside a transaction until the first write; locking ones and writes begin it. */
+function needsTransaction(query: CompiledQuery): boolean {
+  const node = query.query;
+  return !SelectQueryNode.is(node) || (node.endModifiers?.length ?? 0) > 0;
+}
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && RETRYABLE.has(code);
+}
+
+/** Whether a `GENVIDEO_DATABASE_URL` names PostgreSQL. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
