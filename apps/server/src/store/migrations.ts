@@ -4,7 +4,7 @@
  * one that has shipped. Types stay portable: `bigint` is INTEGER on SQLite,
  * JSON is `text` on both.
  */
-import { type Kysely, sql } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 
 const initial: Migration = {
@@ -274,6 +274,24 @@ const dashboard: Migration = {
   },
 };
 
+/**
+ * PostgreSQL only (a no-op on SQLite): the rows every task and webhook event
+ * rewrites several times (claim, lease renewals, completion) get room on
+ * their page, so an update can stay on it without touching the indexes
+ * (HOT), and autovacuum visits these tables after 2% of their rows changed
+ * instead of 20%, before the dead versions slow the claims down.
+ */
+const hotTables: Migration = {
+  async up(db: Kysely<unknown>) {
+    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    for (const table of ["tasks", "webhook_events"]) {
+      await sql`alter table ${sql.table(table)} set (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02)`.execute(
+        db,
+      );
+    }
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -281,6 +299,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0003_queued_index": queuedIndex,
   "0004_small_requests_inline": smallRequestsInline,
   "0005_dashboard": dashboard,
+  "0006_postgres_hot_tables": hotTables,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -1,0 +1,73 @@
+// The PostgreSQL store against the same contract as SQLite and the memory store, unchanged,
+// plus what only PostgreSQL shows: processes racing on one database.
+import { describeStoreContract, taskRecord } from "@genvideo/engine/testing";
+import { expect, it } from "vitest";
+import { openPostgresStore } from "../../src/store/postgres-store.js";
+import { describePostgres, freshDatabase, postgresUrl } from "../support/postgres.js";
+
+if (postgresUrl() !== null) {
+  describeStoreContract("PostgreSQL", async () => (await openPostgresStore(await freshDatabase())).store);
+}
+
+describePostgres("PostgreSQL store", () => {
+  it("refuses a second refund of one task and a second charge, whatever the engine does", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      await store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "acc", name: "a", credits: 10, createdAt: 1 });
+        await tx.insertTask(taskRecord("t1", { accountId: "acc" }));
+      });
+      const entry = (id: string, reason: "charge" | "refund", delta: number) => ({
+        id,
+        accountId: "acc",
+        taskId: "t1",
+        delta,
+        reason,
+        createdAt: 2,
+      });
+      await store.transaction((tx) => tx.appendLedger(entry("c1", "charge", -2)));
+      await expect(store.transaction((tx) => tx.appendLedger(entry("c2", "charge", -2)))).rejects.toThrow(
+        /unique/,
+      );
+      await store.transaction((tx) => tx.appendLedger(entry("r1", "refund", 2)));
+      await expect(store.transaction((tx) => tx.appendLedger(entry("r2", "refund", 2)))).rejects.toThrow(
+        /unique/,
+      );
+      const account = await store.transaction((tx) => tx.getAccount("acc"));
+      expect(account?.credits).toBe(10);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives each queued task to exactly one of many claimers", async () => {
+    const url = await freshDatabase();
+    const handles = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(url, { poolSize: 4 })));
+    try {
+      await handles[0]!.store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "acc", name: "a", credits: 0, createdAt: 1 });
+        for (let i = 0; i < 200; i++)
+          await tx.insertTask(taskRecord(`t${String(i).padStart(3, "0")}`, { accountId: "acc", createdAt: i }));
+      });
+      const claims = await Promise.all(
+        handles.flatMap((handle, h) =>
+          [0, 1, 2, 3].map(async (c) => {
+            const ids: string[] = [];
+            for (;;) {
+              const batch = await handle.store.transaction((tx) =>
+                tx.claimQueuedTasks(`w${h}.${c}`, 7, 1000, 2000),
+              );
+              if (batch.length === 0) return ids;
+              ids.push(...batch.map((task) => task.id));
+            }
+          }),
+        ),
+      );
+      const all = claims.flat();
+      expect(all.length).toBe(200);
+      expect(new Set(all).size).toBe(200);
+    } finally {
+      await Promise.all(handles.map((handle) => handle.store.close()));
+    }
+  });
+});
