@@ -19,7 +19,10 @@ describe("loadConfig", () => {
       videoUrlTtlSeconds: 7 * 24 * 3600,
       videoSweepIntervalMs: 10 * 60 * 1000,
       webhookAttemptTimeoutMs: 30_000,
+      leaseMs: 10_000,
+      role: "all",
     });
+    expect(loadConfig({ GENVIDEO_LEASE: "2s" }, "/x").leaseMs).toBe(2000);
   });
 
   it.each([
@@ -131,6 +134,7 @@ describe("loadConfig", () => {
       { GENVIDEO_ROLE: "janitor", GENVIDEO_DATABASE_URL: "postgres://h/db" },
       /^GENVIDEO_ROLE must be all, api or worker, got "janitor"$/,
     ],
+    [{ GENVIDEO_LEASE: "10ms" }, /^GENVIDEO_LEASE must be a duration/],
     [{ GENVIDEO_PG_LISTEN: "sometimes" }, /^GENVIDEO_PG_LISTEN must be 1 or 0/],
     [{ GENVIDEO_PG_POOL_SIZE: "0" }, /^GENVIDEO_PG_POOL_SIZE must be a whole number from 1 to 1000/],
     [{ GENVIDEO_DATABASE_URL: "mysql://h/db" }, /^GENVIDEO_DATABASE_URL must be sqlite:<path>/],

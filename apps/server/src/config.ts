@@ -90,6 +90,11 @@ export interface ServerConfig {
    * shorter than the contract's 30 s, so tests can watch a timeout happen.
    */
   webhookAttemptTimeoutMs: number;
+  /**
+   * Real ms a task or webhook claim lasts without renewal: how long the work
+   * of a worker that died or froze waits before another takes it over.
+   */
+  leaseMs: number;
 }
 
 const SECOND_MS = 1000;
@@ -158,6 +163,7 @@ export function loadConfig(
     videoStorage: videoStorageSetting(env, videoUrlTtlSeconds, timeScale),
     videoUrlTtlSeconds,
     videoSweepIntervalMs: durationSetting(env, "GENVIDEO_VIDEO_SWEEP_INTERVAL", 10 * 60_000, 100, DAY_MS),
+    leaseMs: durationSetting(env, "GENVIDEO_LEASE", 10 * SECOND_MS, SECOND_MS, DAY_MS),
     webhookAttemptTimeoutMs: integerSetting(
       env,
       "GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS",

@@ -6,9 +6,9 @@
  */
 import { type AdminService, createAdminService } from "@genvideo/engine";
 import type { Kysely } from "kysely";
-import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
+import type { ServiceClock } from "../clock/service-clock.js";
 import type { ServerConfig } from "../config.js";
-import { openSqliteStore } from "../store/sqlite-store.js";
+import { openHostDatabase } from "../host/host-database.js";
 import type { Database } from "../store/tables.js";
 
 export interface AdminContext {
@@ -23,11 +23,14 @@ export async function withAdminContext<T>(
   config: ServerConfig,
   work: (context: AdminContext) => Promise<T>,
 ): Promise<T> {
-  const { store, db } = await openSqliteStore(config.database.path);
+  const database = await openHostDatabase(config, {
+    server: false,
+    applicationName: `cli-${process.pid}`,
+  });
   try {
-    const clock = await openServiceClock(db, config.timeScale);
+    const { store, clock, db } = database;
     return await work({ admin: createAdminService(store, clock), clock, db, config });
   } finally {
-    await store.close();
+    await database.close();
   }
 }

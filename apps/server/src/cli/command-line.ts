@@ -30,6 +30,7 @@ export const OPTIONS = {
   name: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },
+  role: { type: "string" },
   "database-url": { type: "string" },
   "data-dir": { type: "string" },
 } as const;

@@ -4,7 +4,7 @@ export const USAGE = `Usage: genvideo-server <command> [options]
 Runs the genvideo reference server and administers its accounts, API keys and webhooks.
 
 Commands:
-  start                                  Start the HTTP API and the worker (Ctrl-C stops gracefully)
+  start [--role all|api|worker]          Start the HTTP API and/or the worker (Ctrl-C stops gracefully)
   accounts create <name> [--credits N]   Create an account (prints its webhook secret once)
   accounts list                          List accounts with their credits
   accounts show <name>                   Show one account, its keys and its ledger
@@ -23,6 +23,7 @@ Commands:
 
 Options:
   --port <n>, --host <addr>              Same as PORT and HOST (start only)
+  --role <all|api|worker>                Same as GENVIDEO_ROLE (start only; api and worker need PostgreSQL)
   --database-url <url>, --data-dir <dir> Same as GENVIDEO_DATABASE_URL and GENVIDEO_DATA_DIR
   --json                                 Machine-readable output for list and show commands
   -h, --help                             Show this help
@@ -33,5 +34,7 @@ Environment:
   GENVIDEO_BOOTSTRAP_API_KEY, GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET, GENVIDEO_TIME_SCALE (1),
   GENVIDEO_ALLOW_INSECURE_CALLBACKS (0), GENVIDEO_RATE_LIMITS (on | off | creates=N,reads=N),
   GENVIDEO_WORKERS (2), GENVIDEO_UNSAFE_WORDS (comma-separated), GENVIDEO_LOG_LEVEL (info),
-  GENVIDEO_RENDERER (synthetic | fixture: one tiny fixed MP4, for load tests)
+  GENVIDEO_RENDERER (synthetic | fixture: one tiny fixed MP4, for load tests),
+  GENVIDEO_ROLE (all | api | worker), GENVIDEO_PG_POOL_SIZE (10), GENVIDEO_PG_LISTEN (on),
+  GENVIDEO_LEASE (10s: how long a dead worker's work waits before others take it)
 `;

@@ -74,6 +74,7 @@ function environmentWithFlags(env: CliIo["env"], values: CliOptions): CliIo["env
     ...env,
     ...(values.port !== undefined ? { PORT: values.port } : {}),
     ...(values.host !== undefined ? { HOST: values.host } : {}),
+    ...(values.role !== undefined ? { GENVIDEO_ROLE: values.role } : {}),
     ...(values["database-url"] !== undefined ? { GENVIDEO_DATABASE_URL: values["database-url"] } : {}),
     ...(values["data-dir"] !== undefined ? { GENVIDEO_DATA_DIR: values["data-dir"] } : {}),
   };

@@ -17,10 +17,13 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
   const host = await startNodeHost(config, logger);
   let bootstrap: BootstrapResult;
   try {
-    bootstrap = await host.engine.admin.bootstrap({
-      apiKey: config.bootstrapApiKey,
-      webhookSecret: config.bootstrapWebhookSecret,
-    });
+    // Processes starting together on one PostgreSQL: one creates the default account, the others find it.
+    bootstrap = await host.exclusive("bootstrap", () =>
+      host.engine.admin.bootstrap({
+        apiKey: config.bootstrapApiKey,
+        webhookSecret: config.bootstrapWebhookSecret,
+      }),
+    );
   } catch (error) {
     await host.close();
     // A bootstrap key or secret the engine refuses is a setting the operator must fix.
@@ -34,7 +37,9 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     {
       url: host.url,
       publicUrl: host.publicUrl,
-      database: config.database.path,
+      database: host.databaseLocation,
+      role: config.role,
+      workerId: host.workerId,
       timeScale: config.timeScale,
       workers: config.workers,
       rateLimits: config.rateLimits.enabled,

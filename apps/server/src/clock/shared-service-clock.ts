@@ -57,9 +57,14 @@ export async function openSharedServiceClock(db: Kysely<Database>, scale: number
       return current;
     }
     const lastServiceTime = current
-      ? current.serviceEpochMs + (Math.max(heartbeat, current.realEpochMs) - current.realEpochMs) * current.scale
+      ? current.serviceEpochMs +
+        (Math.max(heartbeat, current.realEpochMs) - current.realEpochMs) * current.scale
       : 0;
-    const next: Epoch = { scale, realEpochMs: realNow, serviceEpochMs: Math.max(realNow, Math.floor(lastServiceTime)) };
+    const next: Epoch = {
+      scale,
+      realEpochMs: realNow,
+      serviceEpochMs: Math.max(realNow, Math.floor(lastServiceTime)),
+    };
     await upsert(trx, EPOCH, JSON.stringify(next));
     await upsert(trx, HEARTBEAT, String(realNow));
     return next;
@@ -79,7 +84,9 @@ export async function openSharedServiceClock(db: Kysely<Database>, scale: number
 
 /** PostgreSQL's clock in ms: one time source for processes on machines whose clocks may differ. */
 async function databaseTime(db: Kysely<Database>): Promise<number> {
-  const { rows } = await sql<{ now: number | string }>`select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now`.execute(db);
+  const { rows } = await sql<{
+    now: number | string;
+  }>`select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now`.execute(db);
   return Number(rows[0]?.now);
 }
 
@@ -90,4 +97,3 @@ async function upsert(db: Kysely<Database>, name: string, value: string): Promis
     .onConflict((conflict) => conflict.column("name").doUpdateSet({ value }))
     .execute();
 }
-

@@ -8,15 +8,13 @@ import type { EngineConfigInput, EngineLogger } from "@genvideo/engine";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logging/logger.js";
 
-/** A crashed worker's tasks go back to the queue after at least this much real time. */
-const TASK_LEASE_REAL_MS = 10_000;
-/**
- * A crashed process's webhook claims return to the outbox after this much real
- * time. A live attempt may run 30 s, longer than this: the dispatcher renews
- * the claim at half-life while the attempt runs, so the lease only has to
- * outlast the gap between two renewals (ticks run every 50 ms).
+/*
+ * A crashed worker's tasks go back to the queue, and its webhook claims to
+ * the outbox, after `config.leaseMs` of real time (GENVIDEO_LEASE, 10 s). A
+ * live attempt may run 30 s, longer than that: the dispatcher renews the
+ * claim at half-life while the attempt runs, so the lease only has to outlast
+ * the gap between two renewals (ticks run every 50 ms).
  */
-const WEBHOOK_LEASE_REAL_MS = 10_000;
 /**
  * Webhook attempts working at once. Mostly waiting on the network, not CPU:
  * 64 keeps a fast receiver flowing while dead ones hold their slots.
@@ -32,9 +30,9 @@ export function engineSettings(
   return {
     publicUrl,
     workerConcurrency: config.workers,
-    leaseMs: Math.max(60_000, TASK_LEASE_REAL_MS * config.timeScale),
+    leaseMs: Math.max(60_000, config.leaseMs * config.timeScale),
     webhooks: {
-      leaseMs: WEBHOOK_LEASE_REAL_MS * config.timeScale,
+      leaseMs: config.leaseMs * config.timeScale,
       concurrency: WEBHOOK_CONCURRENCY,
     },
     rateLimits: config.rateLimits,

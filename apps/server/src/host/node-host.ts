@@ -1,14 +1,21 @@
 /**
- * The Node host: the engine on @hono/node-server with SQLite, the synthetic
- * renderer, local video files and the SSRF-safe webhook sender, plus the
- * worker loop that drives it. `startNodeHost` returns once the server
- * listens and the first sweep has run; `close()` is the graceful shutdown.
+ * The Node host: the engine on @hono/node-server with SQLite or PostgreSQL,
+ * the synthetic renderer, local video files and the SSRF-safe webhook
+ * sender, plus the worker loop that drives it. `startNodeHost` returns once
+ * the server listens and (for roles that work) the first sweep has run;
+ * `close()` is the graceful shutdown.
+ *
+ * Roles (GENVIDEO_ROLE): `all` does everything (the only role on SQLite);
+ * `api` answers HTTP and runs no worker loop; `worker` runs the loop
+ * (renders, timeouts, webhooks, retention) and answers only /healthz and
+ * /readyz, for its orchestrator.
  */
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import { createEngine, type Engine, type Renderer } from "@genvideo/engine";
 import { WEBHOOK_CONNECT_TIMEOUT_MS } from "@genvideo/schema";
 import { serve } from "@hono/node-server";
-import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
+import type { ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
@@ -16,11 +23,11 @@ import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
-import { openSqliteStore } from "../store/sqlite-store.js";
 import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js";
 import { createWebhookTransport } from "../webhooks/index.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
+import { openHostDatabase } from "./host-database.js";
 import { renderCapacityWarning } from "./render-capacity.js";
 import { createRequestHandler } from "./request-handler.js";
 import { startingUpResponse } from "./starting-up.js";
@@ -31,6 +38,12 @@ export interface NodeHost {
   publicUrl: string;
   engine: Engine;
   clock: ServiceClock;
+  /** This process's lease owner name (also its PostgreSQL application_name). */
+  workerId: string;
+  /** Where its database is, fit for logs. */
+  databaseLocation: string;
+  /** Runs `work` while no other process on the database runs work of that name. */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
   /**
    * Logs which renderer runs and where it makes frames. The caller logs it
    * once the start has succeeded, next to "listening", so a start that fails
@@ -49,15 +62,10 @@ const TICK_INTERVAL_MS = 50;
 const CLOCK_PERSIST_INTERVAL_MS = 1000;
 
 export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
-  const { store, db } = await openSqliteStore(config.database.path, {
-    backgroundCheckpoints: true,
-    onCheckpointError: (message) => logger.warn({ error: message }, "WAL checkpoint failed"),
-  }).catch((error: unknown) => {
-    throw new ConfigError(
-      `GENVIDEO_DATABASE_URL: cannot open sqlite:${config.database.path}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
-  const clock = await openServiceClock(db, config.timeScale);
+  const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const database = await openHostDatabase(config, { server: true, applicationName: workerId, logger });
+  const { store, db, clock } = database;
+  const works = config.role !== "api";
   let accepting = true;
   let handler: ((request: Request, env: unknown) => Promise<Response>) | undefined;
 
@@ -75,7 +83,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       server.once("error", reject);
     });
   } catch (error) {
-    await store.close();
+    await database.close();
     throw listenError(error, config);
   }
   const port = (server.address() as AddressInfo).port;
@@ -98,21 +106,24 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   const engine = createEngine({
     store,
     clock,
+    workerId,
     renderer,
     videoStorage: storage,
     sender: webhooks.sender,
     config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl),
   });
 
-  // The sweep before serving: tasks whose deadline passed while the server was
-  // down are timed out (and refunded) before anyone can read them.
-  const sweep = await engine.tick();
-  if (sweep.timedOut > 0 || sweep.released > 0) {
-    logger.info({ timedOut: sweep.timedOut, released: sweep.released }, "startup sweep");
-  }
-  // Videos past their retention go before anyone can be handed a URL to them.
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
-  await retention.sweepNow();
+  if (works) {
+    // The sweep before serving: tasks whose deadline passed while the server was
+    // down are timed out (and refunded) before anyone can read them.
+    const sweep = await engine.tick();
+    if (sweep.timedOut > 0 || sweep.released > 0) {
+      logger.info({ timedOut: sweep.timedOut, released: sweep.released }, "startup sweep");
+    }
+    // Videos past their retention go before anyone can be handed a URL to them.
+    await retention.sweepNow();
+  }
 
   const dashboard = createDashboard({
     db,
@@ -129,22 +140,35 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     videos: served,
     db,
     clock,
+    dashboard: dashboard.app,
     logger,
     accepting: () => accepting,
     publicUrl,
     dashboard: dashboard.app,
+    healthOnly: config.role === "worker",
   });
   let lastPersist = 0;
-  const worker = startWorkerLoop(engine, {
-    intervalMs: TICK_INTERVAL_MS,
-    logger,
-    async afterTick() {
-      retention.sweepIfDue();
-      if (performance.now() - lastPersist < CLOCK_PERSIST_INTERVAL_MS) return;
-      lastPersist = performance.now();
-      await clock.persist();
-    },
-  });
+  const persistClock = async () => {
+    if (performance.now() - lastPersist < CLOCK_PERSIST_INTERVAL_MS) return;
+    lastPersist = performance.now();
+    await clock.persist();
+  };
+  // An API process does no background work, but its clock's heartbeat still tells
+  // the others that the cluster's service time is in use.
+  const worker = works
+    ? startWorkerLoop(engine, {
+        intervalMs: TICK_INTERVAL_MS,
+        logger,
+        async afterTick() {
+          retention.sweepIfDue();
+          await persistClock();
+        },
+      })
+    : startWorkerLoop(
+        { tick: async () => undefined },
+        { intervalMs: CLOCK_PERSIST_INTERVAL_MS, logger, afterTick: persistClock },
+      );
+  const listener = works ? database.listen(() => worker.wake()) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -154,20 +178,32 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       // Stop taking connections; requests in flight finish, idle keep-alives close.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if ("closeIdleConnections" in server) server.closeIdleConnections();
+      await listener?.stop();
       await worker.stop();
       await retention.stop();
       await engine.drain();
       await webhooks.sender.close();
       await closed;
       await clock.persist();
-      await store.close();
+      await database.close();
     })();
     return closing;
   };
 
   const signInLink = async (accountId: string) =>
     (await createSignInLink(new DashboardQueries(db), accountId, publicUrl)).url;
-  return { url, publicUrl, engine, clock, logRenderer, signInLink, close };
+  return {
+    url,
+    publicUrl,
+    engine,
+    clock,
+    workerId,
+    databaseLocation: database.location,
+    exclusive: (name, work) => database.exclusive(name, work),
+    logRenderer,
+    signInLink,
+    close,
+  };
 }
 
 /** The configured renderer, and the startup line that says how it makes frames. */

@@ -24,9 +24,12 @@ export interface RequestHandlerOptions {
   publicUrl: string;
   /** The dashboard's app, served under /dashboard (API role). */
   dashboard?: FetchApp;
+  /** A worker process: /healthz and /readyz only, 404 for everything else. */
+  healthOnly?: boolean;
 }
 
 const HOST_PATHS = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
+const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestHandler(
   options: RequestHandlerOptions,
@@ -46,6 +49,17 @@ export function createRequestHandler(
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     const queryStart = url.indexOf("?", pathStart);
     const path = url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
+    if (options.healthOnly) {
+      if (HEALTH_PATHS.has(path)) return logged(host, request, path, options.logger);
+      return Response.json(
+        {
+          error: "Not Found",
+          code: "NOT_FOUND",
+          message: "This is a worker process: it serves /healthz and /readyz only.",
+        },
+        { status: 404 },
+      );
+    }
     if (path.startsWith("/api/")) return engineFetch(request);
     if (HOST_PATHS.has(path)) return logged(host, request, path, options.logger);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, options.logger);

@@ -107,7 +107,11 @@ async function migrateUnderLock(pool: pg.Pool, db: Kysely<Database>): Promise<vo
   }
 }
 
-export function createPostgresStore(pool: pg.Pool, db: Kysely<Database>, options: PostgresStoreOptions = {}): Store {
+export function createPostgresStore(
+  pool: pg.Pool,
+  db: Kysely<Database>,
+  options: PostgresStoreOptions = {},
+): Store {
   const compiled = new CompiledQueries();
   let closed = false;
 
@@ -119,7 +123,10 @@ export function createPostgresStore(pool: pg.Pool, db: Kysely<Database>, options
     let broken: Error | undefined;
     const run = async (query: CompiledQuery) => {
       if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-      if (needsTransaction(query)) await (begun ??= client.query("begin"));
+      if (needsTransaction(query)) {
+        begun ??= client.query("begin");
+        await begun;
+      }
       return client.query({ text: query.sql, values: query.parameters as unknown[] });
     };
     const exec: SqlExecutor = {

@@ -19,6 +19,8 @@ export interface WorkerLoopOptions {
 }
 
 export interface WorkerLoop {
+  /** Ticks now instead of at the end of the interval (or right after the tick in flight). */
+  wake(): void;
   /** Stops after the tick in flight, if any. */
   stop(): Promise<void>;
 }
@@ -45,15 +47,34 @@ export function startWorkerLoop(engine: Tickable, options: WorkerLoopOptions): W
     }
   };
 
+  let running = false;
+  let wakeRequested = false;
+  const start = () => {
+    timer = undefined;
+    running = true;
+    current = runOnce().finally(() => {
+      running = false;
+      schedule();
+    });
+  };
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      current = runOnce().finally(schedule);
-    }, options.intervalMs);
+    const delay = wakeRequested ? 0 : options.intervalMs;
+    wakeRequested = false;
+    timer = setTimeout(start, delay);
   };
   schedule();
 
   return {
+    wake() {
+      if (stopped) return;
+      if (running) {
+        wakeRequested = true;
+        return;
+      }
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(start, 0);
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -7,7 +7,12 @@
  * instead (a role that may create databases).
  */
 import type { TestProject } from "vitest/node";
-import { findPostgresBinaries, POSTGRES_HOW_TO, type PostgresCluster, startPostgresCluster } from "../support/postgres-cluster.js";
+import {
+  findPostgresBinaries,
+  POSTGRES_HOW_TO,
+  type PostgresCluster,
+  startPostgresCluster,
+} from "../support/postgres-cluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,7 +28,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   if (!findPostgresBinaries()) {
-    if (process.env.CI === "true") throw new Error(`CI=true but no PostgreSQL server to test against: ${POSTGRES_HOW_TO}`);
+    if (process.env.CI === "true")
+      throw new Error(`CI=true but no PostgreSQL server to test against: ${POSTGRES_HOW_TO}`);
     console.warn(`PostgreSQL suites skipped: ${POSTGRES_HOW_TO}.`);
     project.provide("postgresUrl", null);
     return undefined;

@@ -47,7 +47,9 @@ describePostgres("PostgreSQL store", () => {
       await handles[0]!.store.transaction(async (tx) => {
         await tx.insertAccount({ id: "acc", name: "a", credits: 0, createdAt: 1 });
         for (let i = 0; i < 200; i++)
-          await tx.insertTask(taskRecord(`t${String(i).padStart(3, "0")}`, { accountId: "acc", createdAt: i }));
+          await tx.insertTask(
+            taskRecord(`t${String(i).padStart(3, "0")}`, { accountId: "acc", createdAt: i }),
+          );
       });
       const claims = await Promise.all(
         handles.flatMap((handle, h) =>

@@ -40,9 +40,7 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): stri
     for (const version of versions) candidates.push(join(debian, version, "bin"));
   }
   candidates.push(...(env.PATH ?? "").split(delimiter).filter(Boolean));
-  return candidates.find(
-    (dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres")),
-  );
+  return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres")));
 }
 
 /** How to enable the PostgreSQL suites, in one line. */
@@ -81,7 +79,11 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
     full_page_writes: options.durable ? "on" : "off",
     log_min_messages: "fatal",
   };
-  const args = ["-D", dataDir, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  const args = [
+    "-D",
+    dataDir,
+    ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+  ];
   const child = spawn(join(bin, "postgres"), args, { stdio: ["ignore", "ignore", "pipe"], ...asOwner });
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {

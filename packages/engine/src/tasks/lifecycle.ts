@@ -91,7 +91,8 @@ export async function failTask(
 /**
  * Ends a task as completed with its video (the key is stored, the signed URL
  * goes into the notification), if it is still in one of `from` (default
- * processing: the worker completes only what it holds).
+ * processing: the worker completes only what it holds) and, with
+ * `leaseOwner`, still leased by that owner.
  */
 export async function completeTask(
   tx: StoreTransaction,
@@ -99,16 +100,21 @@ export async function completeTask(
   video: { key: string; url: string },
   context: TransitionContext & { from?: readonly TaskState[] },
 ): Promise<boolean> {
-  const { now, from = ["processing"] } = context;
-  const won = await tx.transitionTask(task.id, from, {
-    state: "completed",
-    videoKey: video.key,
-    progress: 100,
-    updatedAt: now,
-    completedAt: now,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-  });
+  const { now, from = ["processing"], leaseOwner } = context;
+  const won = await tx.transitionTask(
+    task.id,
+    from,
+    {
+      state: "completed",
+      videoKey: video.key,
+      progress: 100,
+      updatedAt: now,
+      completedAt: now,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
+    leaseOwner,
+  );
   if (won) await enqueueNotification(tx, task, completedPayload(task.id, video.url), context);
   return won;
 }

@@ -103,15 +103,18 @@ export class TaskWorker {
       let ended = 0;
       for (const task of due) {
         if (task.finishAt === null || task.finishAt > task.deadlineAt) continue;
+        // Fenced by the lease as listed: if another process took the task over meanwhile
+        // (this one froze after the list), the end is theirs to write, not ours.
+        const fenced = { ...at, ...leaseOf(task) };
         const fail = task.scenario.fail;
         if (fail) {
-          if (await store.transaction((tx) => failTask(tx, task, fail, at))) report.failed++;
+          if (await store.transaction((tx) => failTask(tx, task, fail, fenced))) report.failed++;
         } else if (task.videoKey !== null) {
           const video = {
             key: task.videoKey,
             url: await videoStorage.signedUrl(task.videoKey, task.id, now),
           };
-          if (await store.transaction((tx) => completeTask(tx, task, video, at))) report.completed++;
+          if (await store.transaction((tx) => completeTask(tx, task, video, fenced))) report.completed++;
         }
         this.#forget(task.id);
         ended++;
@@ -121,7 +124,8 @@ export class TaskWorker {
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH));
       for (const task of overdue) {
-        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", at))) report.timedOut++;
+        const fenced = { ...at, ...leaseOf(task) };
+        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", fenced))) report.timedOut++;
         this.#forget(task.id, "deadline reached");
       }
       if (overdue.length < BATCH) break;
@@ -239,6 +243,11 @@ export class TaskWorker {
     const render = this.#renders.get(id);
     if (render && reason) render.controller.abort(new Error(reason));
   }
+}
+
+/** The lease a listed task had, as a compare-and-set condition (none for a queued task). */
+function leaseOf(task: TaskRecord): { leaseOwner?: string } {
+  return task.leaseOwner === null ? {} : { leaseOwner: task.leaseOwner };
 }
 
 function needsRender(task: TaskRecord): boolean {

@@ -1,0 +1,127 @@
+/**
+ * The database a process runs on, whichever it is: SQLite (one process,
+ * the default) or PostgreSQL (any number of processes). Both give the engine
+ * a `Store`, the host a Kysely for its own bookkeeping, and a service clock;
+ * PostgreSQL adds the wake-up hints between processes.
+ */
+import type { Store } from "@genvideo/engine";
+import type { Kysely } from "kysely";
+import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
+import { openSharedServiceClock } from "../clock/shared-service-clock.js";
+import { ConfigError, type ServerConfig } from "../config.js";
+import type { Logger } from "../http/logger.js";
+import { createWorkNotifier, listenForWork, type WorkListener } from "../store/pg-notify.js";
+import { openPostgresStore } from "../store/postgres-store.js";
+import { openSqliteStore } from "../store/sqlite-store.js";
+import type { Database } from "../store/tables.js";
+
+export interface HostDatabase {
+  store: Store;
+  db: Kysely<Database>;
+  clock: ServiceClock;
+  /** Where it is, fit for logs (no password). */
+  location: string;
+  /**
+   * PostgreSQL with GENVIDEO_PG_LISTEN on: calls `onWork` when another
+   * process made work (a hint; polling stays the floor). Otherwise undefined.
+   */
+  listen(onWork: () => void): WorkListener | undefined;
+  /**
+   * Runs `work` while no other process runs work under the same name
+   * (PostgreSQL: an advisory lock; SQLite has one process). For what every
+   * process does once at start and must not do twice at once: the bootstrap.
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenHostDatabaseOptions {
+  /** The long-running server (background WAL checkpoints on SQLite), or a one-shot command. */
+  server: boolean;
+  /** Shown in PostgreSQL's `pg_stat_activity`: who holds which connection. */
+  applicationName: string;
+  logger?: Logger;
+}
+
+export async function openHostDatabase(
+  config: ServerConfig,
+  { server, applicationName, logger }: OpenHostDatabaseOptions,
+): Promise<HostDatabase> {
+  const { database } = config;
+  if (database.kind === "sqlite") {
+    const { store, db } = await openSqliteStore(database.path, {
+      backgroundCheckpoints: server,
+      onCheckpointError: (message) => logger?.warn({ error: message }, "WAL checkpoint failed"),
+    }).catch((error: unknown) => {
+      throw new ConfigError(
+        `GENVIDEO_DATABASE_URL: cannot open sqlite:${database.path}: ${messageOf(error)}`,
+      );
+    });
+    const clock = await openServiceClock(db, config.timeScale);
+    return {
+      store,
+      db,
+      clock,
+      location: `sqlite:${database.path}`,
+      listen: () => undefined,
+      exclusive: (_name, work) => work(),
+      close: () => store.close(),
+    };
+  }
+
+  let hint: () => void = () => undefined;
+  const handle = await openPostgresStore(database.url, {
+    poolSize: config.postgres.poolSize,
+    applicationName,
+    onWork: () => hint(),
+  }).catch((error: unknown) => {
+    throw new ConfigError(`GENVIDEO_DATABASE_URL: cannot open ${database.redactedUrl}: ${messageOf(error)}`);
+  });
+  const notifier = createWorkNotifier(handle.pool, (error) =>
+    logger?.warn({ error: messageOf(error) }, "wake-up NOTIFY failed (workers still poll)"),
+  );
+  hint = () => notifier.hint();
+  let clock: ServiceClock;
+  try {
+    clock = await openSharedServiceClock(handle.db, config.timeScale);
+  } catch (error) {
+    await handle.store.close();
+    throw error;
+  }
+  return {
+    store: handle.store,
+    db: handle.db,
+    clock,
+    location: database.redactedUrl,
+    listen(onWork) {
+      if (!config.postgres.listen) return undefined;
+      return listenForWork(database.url, {
+        applicationName: `${applicationName}-listen`.slice(0, 63),
+        onWork,
+        onError: (error) =>
+          logger?.warn({ error: messageOf(error) }, "LISTEN connection lost (polling meanwhile)"),
+      });
+    },
+    async exclusive(name, work) {
+      const holder = await handle.pool.connect();
+      try {
+        await holder.query("select pg_advisory_lock(hashtext($1))", [`genvideo:${name}`]);
+        try {
+          return await work();
+        } finally {
+          await holder.query("select pg_advisory_unlock(hashtext($1))", [`genvideo:${name}`]);
+        }
+      } finally {
+        holder.release();
+      }
+    },
+    async close() {
+      await notifier.flush();
+      await handle.store.close();
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

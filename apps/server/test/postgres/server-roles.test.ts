@@ -1,0 +1,123 @@
+/**
+ * The server on PostgreSQL: roles split over processes, migrations when
+ * several processes start at once, the shared service clock, and the CLI.
+ */
+import pg from "pg";
+import { afterEach, expect, it } from "vitest";
+import { createTask, getStatus, waitForTerminal } from "../support/api.js";
+import { describePostgres, freshDatabase } from "../support/postgres.js";
+import {
+  FAST_SERVICE_ENV,
+  type RunningServer,
+  removeDataDir,
+  runCli,
+  startServer,
+  temporaryDataDir,
+} from "../support/server-process.js";
+
+const started: RunningServer[] = [];
+const dataDirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((server) => server.stop()));
+  for (const dir of dataDirs.splice(0)) removeDataDir(dir);
+});
+
+async function start(
+  url: string,
+  env: Record<string, string> = {},
+  dataDir?: string,
+): Promise<RunningServer> {
+  const server = await startServer({
+    dataDir,
+    // Several processes start at once on a machine that may be busy.
+    startTimeoutMs: 60_000,
+    env: { ...FAST_SERVICE_ENV, GENVIDEO_DATABASE_URL: url, ...env },
+  });
+  started.push(server);
+  if (!dataDir) dataDirs.push(server.dataDir);
+  return server;
+}
+
+async function query<Row>(url: string, text: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+describePostgres("the server on PostgreSQL", () => {
+  it("comes up in 4 processes started at once on an empty database, migrating once", async () => {
+    const url = await freshDatabase();
+    const servers = await Promise.all([1, 2, 3, 4].map(() => start(url)));
+    for (const server of servers) expect((await server.fetch("/readyz")).status).toBe(200);
+    const migrations = await query<{ name: string }>(
+      url,
+      "select name from genvideo_migration order by name",
+    );
+    expect(migrations.map((row) => row.name)).toEqual([...new Set(migrations.map((row) => row.name))]);
+    expect(migrations.length).toBeGreaterThanOrEqual(5);
+    // One default account, whoever bootstrapped it.
+    expect(await query(url, "select name from accounts")).toEqual([{ name: "default" }]);
+  });
+
+  it("splits the work: an api process only answers, a worker process only works", async () => {
+    const url = await freshDatabase();
+    const dataDir = temporaryDataDir();
+    dataDirs.push(dataDir);
+    // At 30x a render takes 2 s and the deadline is 20 s away: room for a worker starting on a busy machine.
+    const slower = { GENVIDEO_TIME_SCALE: "30" };
+    const api = await start(url, { ...slower, GENVIDEO_ROLE: "api" }, dataDir);
+    const taskId = await createTask(api, { prompt: "a quiet harbour" });
+    const before = await query<{ state: string }>(url, "select state from tasks");
+    expect(before).toEqual([{ state: "queued" }]);
+    expect(api.output()).not.toContain('"msg":"startup sweep"');
+
+    const worker = await start(url, { ...slower, GENVIDEO_ROLE: "worker" }, dataDir);
+    expect((await worker.fetch("/healthz")).status).toBe(200);
+    expect((await worker.fetch("/readyz")).status).toBe(200);
+    const refused = await worker.api(`/api/gen/status/${taskId}`);
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toMatchObject({ code: "NOT_FOUND" });
+    expect((await worker.fetch("/docs")).status).toBe(404);
+
+    const done = await waitForTerminal(api, taskId, 30_000);
+    expect(done.status).toBe("completed");
+    // Nothing was claimed by the api process; the worker did it all.
+    const video = new URL(done.video_url as string);
+    expect((await api.fetch(video.pathname + video.search)).status).toBe(200);
+    expect((await getStatus(api, taskId)).status).toBe("completed");
+  });
+
+  it("refuses a process whose GENVIDEO_TIME_SCALE differs from the running processes'", async () => {
+    const url = await freshDatabase();
+    await start(url);
+    const refused = await runCli(["start"], temporaryDataDir(), {
+      ...FAST_SERVICE_ENV,
+      GENVIDEO_DATABASE_URL: url,
+      GENVIDEO_TIME_SCALE: "60",
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toMatch(
+      /^genvideo-server: GENVIDEO_TIME_SCALE is 60 but the processes running on this database use 600/,
+    );
+  });
+
+  it("runs the admin commands against PostgreSQL", async () => {
+    const url = await freshDatabase();
+    const dir = temporaryDataDir();
+    dataDirs.push(dir);
+    const env = { GENVIDEO_DATABASE_URL: url };
+    expect((await runCli(["accounts", "create", "acme", "--credits", "50"], dir, env)).code).toBe(0);
+    const key = await runCli(["keys", "create", "--account", "acme"], dir, env);
+    expect(key.code).toBe(0);
+    expect(key.stdout).toMatch(/^gen_sk_/m);
+    const list = await runCli(["accounts", "list", "--json"], dir, env);
+    expect(JSON.parse(list.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "acme", credits: 50 })]),
+    );
+  });
+});
