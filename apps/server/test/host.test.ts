@@ -125,9 +125,10 @@ describe("host routes, logs and shutdown", () => {
 
   it.each([
     [{ PORT: "http" }, /^genvideo-server: PORT must be a whole number/],
+    [{ GENVIDEO_ROLE: "worker" }, /^genvideo-server: GENVIDEO_ROLE=worker needs PostgreSQL/],
     [
-      { GENVIDEO_DATABASE_URL: "postgres://db/genvideo" },
-      /^genvideo-server: GENVIDEO_DATABASE_URL: PostgreSQL is not supported yet/,
+      { GENVIDEO_DATABASE_URL: "postgres://app:secret@127.0.0.1:1/genvideo" },
+      /^genvideo-server: GENVIDEO_DATABASE_URL: cannot open postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/genvideo: .*ECONNREFUSED/,
     ],
     [{ GENVIDEO_TIME_SCALE: "-1" }, /^genvideo-server: GENVIDEO_TIME_SCALE must be/],
     [

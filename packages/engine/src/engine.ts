@@ -4,7 +4,7 @@ import type { Clock } from "./clock.js";
 import { type EngineConfig, type EngineConfigInput, resolveEngineConfig } from "./config.js";
 import { createHttpApp } from "./http/app.js";
 import type { EngineEnv } from "./http/engine-env.js";
-import { TokenBucketLimiter } from "./http/rate-limiter.js";
+import { type RateLimiterFactory, TokenBucketLimiter } from "./http/rate-limiter.js";
 import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
 import { KeyUsageRecorder } from "./keys/key-usage.js";
 import type { Renderer, Store, TaskRecord, VideoStorage, WebhookSender } from "./ports.js";
@@ -36,6 +36,12 @@ export interface EngineOptions {
    * same task ids in every run.
    */
   randomUUID?: RandomUUID;
+  /**
+   * Where the rate-limit buckets live; default: this process's memory. Hosts
+   * running several API processes pass buckets they share (one per key for
+   * the whole cluster).
+   */
+  rateLimiter?: RateLimiterFactory;
 }
 
 /** What one `tick()` did, at which service time. */
@@ -102,9 +108,11 @@ export function createEngine(options: EngineOptions): Engine {
   const wallClock = options.wallClock ?? { now: () => Date.now() };
   const randomUUID = options.randomUUID ?? cryptoRandomUUID;
   const workerId = options.workerId ?? `worker_${crypto.randomUUID()}`;
+  const limiterOf: RateLimiterFactory =
+    options.rateLimiter ?? ((name, perMinute) => new TokenBucketLimiter(name, perMinute, wallClock));
   const limiters = {
-    create: new TokenBucketLimiter("create", config.rateLimits.createsPerMinute, wallClock),
-    read: new TokenBucketLimiter("read", config.rateLimits.readsPerMinute, wallClock),
+    create: limiterOf("create", config.rateLimits.createsPerMinute),
+    read: limiterOf("read", config.rateLimits.readsPerMinute),
   };
   const keyUsage = new KeyUsageRecorder();
   const app = createHttpApp({

@@ -17,6 +17,13 @@ export { createEngine } from "./engine.js";
 export { internalErrorBody, serviceUnavailableBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";
 export { rateLimitedError } from "./http/rate-limit-middleware.js";
+export {
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimiterFactory,
+  RateLimiterHeaders,
+  rateLimitDecision,
+} from "./http/rate-limiter.js";
 export type { RandomUUID } from "./ids.js";
 export type * from "./ports.js";
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";

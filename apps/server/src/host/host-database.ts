@@ -4,13 +4,14 @@
  * a `Store`, the host a Kysely for its own bookkeeping, and a service clock;
  * PostgreSQL adds the wake-up hints between processes.
  */
-import type { Store } from "@genvideo/engine";
+import type { RateLimiterFactory, Store } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { openSharedServiceClock } from "../clock/shared-service-clock.js";
 import { ConfigError, type ServerConfig } from "../config.js";
 import type { Logger } from "../http/logger.js";
 import { createWorkNotifier, listenForWork, type WorkListener } from "../store/pg-notify.js";
+import { PostgresRateLimiter } from "../store/postgres-rate-limiter.js";
 import { openPostgresStore } from "../store/postgres-store.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
 import type { Database } from "../store/tables.js";
@@ -32,6 +33,8 @@ export interface HostDatabase {
    * process does once at start and must not do twice at once: the bootstrap.
    */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Rate-limit buckets shared by every process on the database (PostgreSQL); undefined: in memory. */
+  rateLimiter: RateLimiterFactory | undefined;
   close(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export async function openHostDatabase(
       location: `sqlite:${database.path}`,
       listen: () => undefined,
       exclusive: (_name, work) => work(),
+      rateLimiter: undefined,
       close: () => store.close(),
     };
   }
@@ -73,6 +77,8 @@ export async function openHostDatabase(
   const handle = await openPostgresStore(database.url, {
     poolSize: config.postgres.poolSize,
     applicationName,
+    // A process frozen longer than a lease loses its locks along with its leases.
+    idleInTransactionTimeoutMs: config.leaseMs,
     onWork: () => hint(),
   }).catch((error: unknown) => {
     throw new ConfigError(`GENVIDEO_DATABASE_URL: cannot open ${database.redactedUrl}: ${messageOf(error)}`);
@@ -102,6 +108,7 @@ export async function openHostDatabase(
           logger?.warn({ error: messageOf(error) }, "LISTEN connection lost (polling meanwhile)"),
       });
     },
+    rateLimiter: (name, perMinute) => new PostgresRateLimiter(handle.pool, name, perMinute),
     async exclusive(name, work) {
       const holder = await handle.pool.connect();
       try {

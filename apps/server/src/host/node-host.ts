@@ -92,7 +92,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
 
   const { storage, served } = await openVideoStorage(config, publicUrl, db).catch(async (error: unknown) => {
     server.close();
-    await store.close();
+    await database.close();
     throw error;
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
@@ -107,6 +107,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     store,
     clock,
     workerId,
+    ...(database.rateLimiter ? { rateLimiter: database.rateLimiter } : {}),
     renderer,
     videoStorage: storage,
     sender: webhooks.sender,
@@ -198,6 +199,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     engine,
     clock,
     workerId,
+    ...(database.rateLimiter ? { rateLimiter: database.rateLimiter } : {}),
     databaseLocation: database.location,
     exclusive: (name, work) => database.exclusive(name, work),
     logRenderer,

@@ -292,6 +292,23 @@ const hotTables: Migration = {
   },
 };
 
+/**
+ * PostgreSQL only: the rate-limit buckets every API process shares (see
+ * postgres-rate-limiter.ts). UNLOGGED: losing them in a crash only refills
+ * every bucket, and no request waits for a WAL flush to spend a token.
+ */
+const rateLimitBuckets: Migration = {
+  async up(db: Kysely<unknown>) {
+    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await sql`create unlogged table rate_limit_buckets (
+      bucket text primary key,
+      tokens double precision not null,
+      updated_at bigint not null,
+      allowed boolean not null
+    ) with (fillfactor = 50)`.execute(db);
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -300,6 +317,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0004_small_requests_inline": smallRequestsInline,
   "0005_dashboard": dashboard,
   "0006_postgres_hot_tables": hotTables,
+  "0007_postgres_rate_limit_buckets": rateLimitBuckets,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

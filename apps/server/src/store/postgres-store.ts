@@ -33,9 +33,18 @@ export interface PostgresStoreOptions {
   onWork?: () => void;
   /** Apply migrations at open (default true; readiness checks and tools pass false). */
   migrate?: boolean;
+  /**
+   * PostgreSQL ends a session that sits in an open transaction this long
+   * (`idle_in_transaction_session_timeout`), releasing its row locks: a
+   * process frozen mid-transaction (SIGSTOP, a VM pause) must not hold up
+   * every other process. Our transactions never wait on anything but the
+   * database, so the host passes its lease time. Default: the server's setting.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 export interface PostgresStoreHandle {
+  /** The process's connection pool (the store's transactions, the shared rate limits). */
   store: Store;
   /** Kysely on the same pool, for what is not the engine's: migrations, host state. */
   db: Kysely<Database>;
@@ -64,6 +73,9 @@ export function createPostgresPool(url: string, options: PostgresStoreOptions = 
     max: options.poolSize ?? 10,
     application_name: options.applicationName ?? "genvideo",
     types,
+    ...(options.idleInTransactionTimeoutMs
+      ? { options: `-c idle_in_transaction_session_timeout=${Math.ceil(options.idleInTransactionTimeoutMs)}` }
+      : {}),
   });
   // An idle connection the server dropped (restart, failover) must not crash the process.
   pool.on("error", () => undefined);

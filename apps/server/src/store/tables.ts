@@ -143,6 +143,14 @@ export interface DashboardSessionsTable {
   expires_at: Integer;
 }
 
+/** PostgreSQL only: rate-limit buckets shared by the API processes (migration 0007). */
+export interface RateLimitBucketsTable {
+  bucket: string;
+  tokens: number;
+  updated_at: Integer;
+  allowed: boolean;
+}
+
 export interface Database {
   accounts: AccountsTable;
   ledger_entries: LedgerEntriesTable;
@@ -156,4 +164,5 @@ export interface Database {
   service_state: ServiceStateTable;
   dashboard_sign_in_links: DashboardSignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
 }

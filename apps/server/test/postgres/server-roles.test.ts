@@ -106,6 +106,38 @@ describePostgres("the server on PostgreSQL", () => {
     );
   });
 
+  it("shares rate limits and idempotency keys between API processes", async () => {
+    const url = await freshDatabase();
+    const env = { GENVIDEO_ROLE: "api", GENVIDEO_RATE_LIMITS: "creates=4,reads=1000" };
+    const [first, second] = await Promise.all([start(url, env), start(url, env)]);
+    const create = (server: RunningServer, headers: Record<string, string> = {}) =>
+      server.api("/api/gen/generate", { json: { prompt: "a lighthouse" }, headers });
+
+    // One idempotency key sent to both processes at once: one task, one first response.
+    const key = { "Idempotency-Key": "order-42" };
+    const [a, b] = await Promise.all([create(first, key), create(second, key)]);
+    const answered = [a, b].filter((response) => response.status === 200);
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    for (const response of [a, b]) expect([200, 409]).toContain(response.status);
+    const ids = new Set(await Promise.all(answered.map(async (response) => (await response.json()).task_id)));
+    expect(ids.size).toBe(1);
+    const replay = await create(second, key);
+    expect(replay.status).toBe(200);
+    expect((await replay.json()).task_id).toBe([...ids][0]);
+    expect(await query(url, "select count(*)::int as n from tasks")).toEqual([{ n: 1 }]);
+
+    // 4 creates a minute per key for the whole cluster (each process alone would allow 4 more):
+    // the three calls above spent 3, so of the next 5 at most one passes, plus a token per 15 s elapsed.
+    const began = performance.now();
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await create(i % 2 === 0 ? first : second)).status);
+    const refills = Math.floor((performance.now() - began) / 15_000) + 1;
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1 + refills);
+    expect(statuses).toContain(429);
+    const refused = await create(first);
+    if (refused.status === 429) expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
   it("runs the admin commands against PostgreSQL", async () => {
     const url = await freshDatabase();
     const dir = temporaryDataDir();

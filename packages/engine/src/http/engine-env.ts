@@ -4,7 +4,7 @@ import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { Store, VideoStorage } from "../ports.js";
-import type { TokenBucketLimiter } from "./rate-limiter.js";
+import type { RateLimiter } from "./rate-limiter.js";
 
 /** What the HTTP layer reads from the engine. */
 export interface HttpServices {
@@ -12,7 +12,7 @@ export interface HttpServices {
   clock: Clock;
   videoStorage: VideoStorage;
   config: EngineConfig;
-  limiters: { create: TokenBucketLimiter; read: TokenBucketLimiter };
+  limiters: { create: RateLimiter; read: RateLimiter };
   /** Source of task ids and request ids. */
   randomUUID: RandomUUID;
   /** Where authenticated uses are noted for "last used" (written coalesced, on ticks). */

@@ -7,7 +7,7 @@ export function rateLimit(services: HttpServices, bucket: "create" | "read"): Mi
   return async (c, next) => {
     if (!services.config.rateLimits.enabled) return next();
     const limiter = services.limiters[bucket];
-    const decision = limiter.take(c.get("caller").apiKey.id);
+    const decision = await limiter.take(c.get("caller").apiKey.id);
     const headers = {
       "RateLimit-Policy": limiter.policyHeader(),
       RateLimit: limiter.rateLimitHeader(decision),

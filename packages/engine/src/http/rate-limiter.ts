@@ -11,6 +11,58 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
+/**
+ * Where a bucket lives: this process's memory (`TokenBucketLimiter`), or a
+ * store shared by every API process (the server's PostgreSQL limiter), whose
+ * `take` is then asynchronous.
+ */
+export interface RateLimiter {
+  readonly name: string;
+  readonly perMinute: number;
+  /** Takes one token for `key` if there is one. */
+  take(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+  /** `RateLimit-Policy` value (draft-ietf-httpapi-ratelimit-headers): quota per 60 s window. */
+  policyHeader(): string;
+  /** `RateLimit` value for a decision: remaining quota and seconds to reset. */
+  rateLimitHeader(decision: RateLimitDecision): string;
+}
+
+/** Makes the limiter of one bucket (`create` or `read`) allowing `perMinute` requests per key. */
+export type RateLimiterFactory = (name: "create" | "read", perMinute: number) => RateLimiter;
+
+/**
+ * The verdict and headers for a bucket of `perMinute` tokens holding
+ * `tokens` after the request (`allowed`: one was taken), wherever it is kept.
+ *
+ * @example
+ * rateLimitDecision(119, true, 120); // { allowed: true, remaining: 119, retryAfterSeconds: 0, resetSeconds: 1 }
+ */
+export function rateLimitDecision(tokens: number, allowed: boolean, perMinute: number): RateLimitDecision {
+  const ratePerMs = perMinute / 60_000;
+  return {
+    allowed,
+    remaining: Math.floor(tokens),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerMs / 1000)),
+    resetSeconds: Math.ceil((perMinute - tokens) / ratePerMs / 1000),
+  };
+}
+
+/**
+ * Headers of a bucket, for any `RateLimiter`: extend it and implement `take`.
+ */
+export abstract class RateLimiterHeaders {
+  abstract readonly name: string;
+  abstract readonly perMinute: number;
+
+  policyHeader(): string {
+    return `"${this.name}";q=${this.perMinute};w=60`;
+  }
+
+  rateLimitHeader(decision: RateLimitDecision): string {
+    return `"${this.name}";r=${decision.remaining};t=${decision.resetSeconds}`;
+  }
+}
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -18,17 +70,19 @@ interface Bucket {
 
 /**
  * Token buckets per API key, held in this process's memory: with several API
- * processes each enforces its own limit (the effective limit is the sum).
+ * processes each would enforce its own limit (the effective limit the sum),
+ * so the server shares its buckets through PostgreSQL there.
  * A bucket holds `perMinute` tokens and refills at `perMinute` per minute, so a
  * client may burst a minute's allowance and then continue at the steady rate.
  */
-export class TokenBucketLimiter {
+export class TokenBucketLimiter extends RateLimiterHeaders implements RateLimiter {
   readonly name: string;
   readonly perMinute: number;
   readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(name: string, perMinute: number, clock: Clock) {
+    super();
     this.name = name;
     this.perMinute = perMinute;
     this.#clock = clock;
@@ -45,22 +99,7 @@ export class TokenBucketLimiter {
     if (allowed) bucket.tokens -= 1;
     this.#buckets.set(key, bucket);
     this.#forgetFullBuckets(now);
-    return {
-      allowed,
-      remaining: Math.floor(bucket.tokens),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs / 1000)),
-      resetSeconds: Math.ceil((this.perMinute - bucket.tokens) / ratePerMs / 1000),
-    };
-  }
-
-  /** `RateLimit-Policy` value (draft-ietf-httpapi-ratelimit-headers): quota per 60 s window. */
-  policyHeader(): string {
-    return `"${this.name}";q=${this.perMinute};w=60`;
-  }
-
-  /** `RateLimit` value for a decision: remaining quota and seconds to reset. */
-  rateLimitHeader(decision: RateLimitDecision): string {
-    return `"${this.name}";r=${decision.remaining};t=${decision.resetSeconds}`;
+    return rateLimitDecision(bucket.tokens, allowed, this.perMinute);
   }
 
   // A full bucket is the same as none: dropping them bounds memory to active keys.
