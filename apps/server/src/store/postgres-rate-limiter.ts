@@ -10,7 +10,12 @@
  * clock, the same for every machine. Requests of one key queue on its row
  * for the length of that statement only.
  */
-import { RateLimiterHeaders, type RateLimitDecision, type RateLimiter, rateLimitDecision } from "@genvideo/engine";
+import {
+  type RateLimitDecision,
+  type RateLimiter,
+  RateLimiterHeaders,
+  rateLimitDecision,
+} from "@genvideo/engine";
 import type pg from "pg";
 
 const TAKE = `
