@@ -9,7 +9,7 @@ import type { Kysely } from "kysely";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { openSharedServiceClock } from "../clock/shared-service-clock.js";
 import { ConfigError, type ServerConfig } from "../config.js";
-import type { Logger } from "../http/logger.js";
+import type { Logger } from "../logging/logger.js";
 import { createWorkNotifier, listenForWork, type WorkListener } from "../store/pg-notify.js";
 import { PostgresRateLimiter } from "../store/postgres-rate-limiter.js";
 import { openPostgresStore } from "../store/postgres-store.js";
