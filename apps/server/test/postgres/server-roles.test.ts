@@ -31,7 +31,7 @@ async function start(
   const server = await startServer({
     dataDir,
     // Several processes start at once on a machine that may be busy.
-    startTimeoutMs: 60_000,
+    startTimeoutMs: 180_000,
     env: { ...FAST_SERVICE_ENV, GENVIDEO_DATABASE_URL: url, ...env },
   });
   started.push(server);
@@ -50,7 +50,9 @@ async function query<Row>(url: string, text: string): Promise<Row[]> {
 }
 
 describePostgres("the server on PostgreSQL", () => {
-  it("comes up in 4 processes started at once on an empty database, migrating once", async () => {
+  it("comes up in 4 processes started at once on an empty database, migrating once", {
+    timeout: 240_000,
+  }, async () => {
     const url = await freshDatabase();
     const servers = await Promise.all([1, 2, 3, 4].map(() => start(url)));
     for (const server of servers) expect((await server.fetch("/readyz")).status).toBe(200);
