@@ -141,7 +141,6 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     videos: served,
     db,
     clock,
-    dashboard: dashboard.app,
     logger,
     accepting: () => accepting,
     publicUrl,
