@@ -11,7 +11,12 @@ export function genvideoBuild(entry: Options["entry"] = ["src/index.ts"], overri
     target: "es2023",
     platform: "neutral",
     sourcemap: true,
-    clean: false,
+    // The libraries publish src/ beside dist/ and their maps point into it: no second copy inside the maps.
+    esbuildOptions(options) {
+      options.sourcesContent = false;
+    },
+    // Every build starts from an empty dist, so no chunk of an earlier build is ever published.
+    clean: true,
     dts: false,
     treeshake: true,
     // tsup strips `node:` by default, which breaks prefix-only builtins such as `node:sqlite`.

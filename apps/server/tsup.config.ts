@@ -17,8 +17,12 @@ export default genvideoBuild(
   {
     platform: "node",
     target: "node22",
-    clean: true,
     // The testing entries' browser driver is an optional peer of the consumer's suite.
     external: ["playwright-core"],
+    // The server's tarball holds dist/ only: its maps carry their sources, for the stack traces
+    // the CLI prints with source maps on.
+    esbuildOptions(options) {
+      options.sourcesContent = true;
+    },
   },
 );
