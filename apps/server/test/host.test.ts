@@ -123,6 +123,41 @@ describe("host routes, logs and shutdown", () => {
     );
   });
 
+  it("points / to the API reference; a wrong method on an API path is a 405 naming the right one", async () => {
+    const server = await startServer({ env: { GENVIDEO_RENDERER: "fixture" } });
+    directories.push(server.dataDir);
+    const root = await server.fetch("/");
+    expect(root.status).toBe(200);
+    expect(await root.json()).toMatchObject({ docs: "/docs", openapi: "/openapi.json" });
+    expect(root.headers.get("link")).toContain('</docs>; rel="service-doc"');
+    const wrongMethod = await server.api("/api/gen/generate", { method: "GET" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect(await wrongMethod.json()).toMatchObject({
+      error: "Method Not Allowed",
+      code: "METHOD_NOT_ALLOWED",
+    });
+    expect(await server.stop()).toBe(0);
+  });
+
+  it.each([
+    ["0", false, "insecure callbacks off"],
+    ["1", true, "insecure callbacks allowed"],
+  ])(
+    "says at start whether insecure callbacks are allowed (GENVIDEO_ALLOW_INSECURE_CALLBACKS=%s)",
+    async (flag, allowed, line) => {
+      const server = await startServer({
+        env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_ALLOW_INSECURE_CALLBACKS: flag },
+      });
+      directories.push(server.dataDir);
+      expect(await server.stop()).toBe(0);
+      expect(server.logRecords().find((record) => record.msg === "listening")).toMatchObject({
+        insecureCallbacks: allowed,
+      });
+      expect(server.output()).toContain(`genvideo-server: ${line}`);
+    },
+  );
+
   it.each([
     [{ PORT: "http" }, /^genvideo-server: PORT must be a whole number/],
     [{ GENVIDEO_ROLE: "worker" }, /^genvideo-server: GENVIDEO_ROLE=worker needs PostgreSQL/],

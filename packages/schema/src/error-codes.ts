@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   INSUFFICIENT_CREDITS: 402,
   /** Unknown task, another account's task, or unknown route. */
   NOT_FOUND: 404,
+  /** A known path with another method; `Allow` lists the methods it takes. */
+  METHOD_NOT_ALLOWED: 405,
   /** A request with the same Idempotency-Key is still running. */
   IDEMPOTENCY_IN_PROGRESS: 409,
   /** The body is larger than 64 MiB. */
@@ -55,6 +57,7 @@ export const HTTP_REASON_PHRASES = {
   401: "Unauthorized",
   402: "Payment Required",
   404: "Not Found",
+  405: "Method Not Allowed",
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",

@@ -192,6 +192,9 @@ export const ERROR_EXAMPLES: Record<
     { summary: "Credits short", message: "This task costs 2 credits (gen-3); the account has 1." },
   ],
   NOT_FOUND: [{ summary: "No such task", message: "No task with this task_id exists for this account." }],
+  METHOD_NOT_ALLOWED: [
+    { summary: "Wrong method", message: "GET /api/gen/generate is not allowed; this path takes POST." },
+  ],
   IDEMPOTENCY_IN_PROGRESS: [
     {
       summary: "First request still running",

@@ -98,7 +98,9 @@ describe("buildOpenApiDocument", () => {
         }
       }
     }
-    expect([...seen].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    // A 405 answers a method that no operation has, so no operation lists it.
+    const answeredByOperations = Object.keys(ERROR_CODES).filter((code) => code !== "METHOD_NOT_ALLOWED");
+    expect([...seen].sort()).toEqual(answeredByOperations.sort());
   });
 
   it("declares X-Request-Id on every response, the RateLimit fields on every API answer but 401", () => {

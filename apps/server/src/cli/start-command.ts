@@ -43,10 +43,16 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
       timeScale: config.timeScale,
       workers: config.workers,
       rateLimits: config.rateLimits.enabled,
+      insecureCallbacks: config.allowInsecureCallbacks,
     },
     "listening",
   );
   io.err(`genvideo-server: listening on ${host.url} (API reference: ${host.url}/docs)`);
+  io.err(
+    config.allowInsecureCallbacks
+      ? "genvideo-server: insecure callbacks allowed: callback_url may be http: or a loopback or private address (local development only)"
+      : "genvideo-server: insecure callbacks off: callback_url must be https: to a public address (GENVIDEO_ALLOW_INSECURE_CALLBACKS=1 allows local receivers)",
+  );
 
   return new Promise<number>((resolve) => {
     let stopping = false;

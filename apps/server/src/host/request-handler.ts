@@ -28,7 +28,7 @@ export interface RequestHandlerOptions {
   healthOnly?: boolean;
 }
 
-const HOST_PATHS = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
+const HOST_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestHandler(

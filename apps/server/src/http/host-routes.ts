@@ -34,6 +34,19 @@ export function hostRoutes(options: HostRoutesOptions): Hono {
     }
   });
 
+  // Someone who opens the server's address finds the reference, not a bare 404.
+  app.get("/", (c) =>
+    c.json(
+      {
+        message: "genvideo reference server: the API reference is at /docs.",
+        docs: "/docs",
+        openapi: "/openapi.json",
+      },
+      200,
+      { Link: '</docs>; rel="service-doc", </openapi.json>; rel="service-desc"' },
+    ),
+  );
+
   app.get("/openapi.json", (c) => c.json(options.openApiDocument()));
 
   app.get("/docs", (c) => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkCallbackUrlSyntax, isLocalhostName, parseCallbackUrl } from "./callback-url-syntax.js";
+import { createHarness } from "../testing/test-harness.js";
+import {
+  checkCallbackUrlSyntax,
+  INSECURE_CALLBACKS_HINT,
+  isLocalhostName,
+  parseCallbackUrl,
+  withInsecureCallbacksHint,
+} from "./callback-url-syntax.js";
 
 describe("checkCallbackUrlSyntax (the callback rules that need no DNS)", () => {
   it.each([
@@ -72,4 +79,30 @@ describe("isLocalhostName", () => {
   ] as const)("%s: %s", (name, loopback) => {
     expect(isLocalhostName(name)).toBe(loopback);
   });
+});
+
+describe("the hint to allow insecure callbacks", () => {
+  it.each([
+    ["http://127.0.0.1:3000/hooks", "callback_url must use https"],
+    ["https://localhost/hooks", "callback_url host localhost is not a public address (loopback)"],
+    ["https://10.0.0.7/hooks", "callback_url host 10.0.0.7 is not a public address (private)"],
+  ])("is added where insecure callbacks would accept %s", async (url, reason) => {
+    const h = await createHarness();
+    const response = await h.call("POST", "/api/gen/generate", {
+      body: { prompt: "A fox", callback_url: url },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; message: string };
+    expect(body.code).toBe("INVALID_CALLBACK_URL");
+    expect(body.message).toBe(`${reason}; ${INSECURE_CALLBACKS_HINT}`);
+    expect(body.message).toContain("GENVIDEO_ALLOW_INSECURE_CALLBACKS=1");
+  });
+
+  it.each(["ftp://hooks.example.com/", "https://user:pw@hooks.example.com/"])(
+    "is left out where they would not help (%s)",
+    (url) => {
+      const verdict = checkCallbackUrlSyntax(url, false) as { reason: string };
+      expect(withInsecureCallbacksHint(url, verdict.reason)).toBe(verdict.reason);
+    },
+  );
 });

@@ -64,6 +64,22 @@ export function parseCallbackUrl(raw: string, allowInsecure: boolean): CallbackT
   return { ok: true, url, hostname };
 }
 
+/** How each host allows http: and non-public callback targets, for local development. */
+export const INSECURE_CALLBACKS_HINT: string =
+  "for local development, allow insecure callbacks: GENVIDEO_ALLOW_INSECURE_CALLBACKS=1 on the server, allowInsecureCallbacks: true in the msw mock";
+
+/**
+ * A refusal with the switch that would lift it: a URL that insecure callbacks would accept
+ * (http:, a loopback or private target) was refused only because they are off.
+ *
+ * @example
+ * withInsecureCallbacksHint("http://127.0.0.1:3000/hooks", "callback_url must use https");
+ * // "callback_url must use https; for local development, allow insecure callbacks: ..."
+ */
+export function withInsecureCallbacksHint(raw: string, reason: string): string {
+  return parseCallbackUrl(raw, true).ok ? `${reason}; ${INSECURE_CALLBACKS_HINT}` : reason;
+}
+
 /**
  * `parseCallbackUrl` as a verdict for the engine's `validateCallbackUrl`:
  * the whole check where callback hosts are not resolved (the msw mock), and

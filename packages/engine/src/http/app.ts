@@ -4,6 +4,7 @@ import { ApiError, internalErrorBody } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
+import { KnownPaths } from "./known-paths.js";
 import { rateLimit } from "./rate-limit-middleware.js";
 import { CLIENT_CLOSED_REQUEST, ClientAbortedError } from "./read-json-body.js";
 import { requestContext } from "./request-context.js";
@@ -29,6 +30,7 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   app.use("*", requestContext(services.config.logger, services.randomUUID));
   app.use("/api/*", authMiddleware(services));
 
+  const known = new KnownPaths();
   // Without rate limits a route has no limiter in its chain at all, not one that passes.
   const route = (
     method: "get" | "post",
@@ -38,6 +40,7 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   ) => {
     if (services.config.rateLimits.enabled) app[method](path, rateLimit(services, bucket));
     app[method](path, handler);
+    known.add(method, path);
   };
   route("post", routePath(API_PATHS.createTask), "create", generateRoute(services));
   route("get", routePath(API_PATHS.taskStatus), "read", statusRoute(services));
@@ -45,12 +48,23 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   route("get", routePath(API_PATHS.webhookEvents), "read", listWebhooksRoute());
   route("post", routePath(API_PATHS.webhookRedelivery), "create", redeliverWebhookRoute(services));
 
-  app.notFound((c) =>
-    c.json(
+  app.notFound((c) => {
+    // A known path asked with another method is a 405 naming the methods it takes (RFC 9110 15.5.6).
+    const allowed = known.methodsOf(c.req.path);
+    if (allowed.length > 0) {
+      const allow = allowed.join(", ");
+      const error = new ApiError(
+        "METHOD_NOT_ALLOWED",
+        `${c.req.method} ${c.req.path} is not allowed; this path takes ${allowed.filter((m) => m !== "HEAD").join(", ")}.`,
+        { headers: { Allow: allow } },
+      );
+      return jsonResponse(c, error.toBody({ create: false }), error.status, error.headers);
+    }
+    return c.json(
       new ApiError("NOT_FOUND", `No endpoint ${c.req.method} ${c.req.path}.`).toBody({ create: false }),
       404,
-    ),
-  );
+    );
+  });
 
   app.onError((error, c) => {
     const create = c.req.method === "POST" && c.req.path === CREATE_PATH;

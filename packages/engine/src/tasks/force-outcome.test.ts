@@ -51,7 +51,7 @@ describe("engine.forceOutcome", () => {
     const taskId = await h.create({ prompt: "A fox", model_type: "gen-3", callback_url: CALLBACK });
     await h.advance(30_000);
     const ended = await h.engine.forceOutcome(taskId, outcome);
-    expect(ended).toMatchObject({ state: "failed", failureCode: code, progress: 50 });
+    expect(ended).toMatchObject({ state: "failed", failureCode: code, progress: 0 });
     expect(await h.status(taskId)).toMatchObject({ status: "failed", message: code, video_url: null });
     expect(await credits(h)).toBe(balance);
     await h.advance(0);

@@ -3,7 +3,6 @@ import { refundTask } from "../credits/ledger.js";
 import { type RandomUUID, webhookEventId } from "../ids.js";
 import type { StoreTransaction, TaskRecord, TaskState } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
-import { progressOf } from "./status-view.js";
 
 /**
  * States a task can still leave: every other state is terminal.
@@ -72,8 +71,8 @@ export async function failTask(
     {
       state: "failed",
       failureCode: code,
-      // The status endpoint keeps showing how far it got.
-      progress: progressOf(task, now),
+      // No video was made: a failed task never shows a nearly-full bar (a [[timeout]] crept to 99).
+      progress: 0,
       updatedAt: now,
       completedAt: now,
       leaseOwner: null,

@@ -40,3 +40,34 @@ describe("the status body of a completed task", () => {
     expect(logged.join("\n")).toContain(`Task ${taskId} is completed but has no video`);
   });
 });
+
+describe("progress and updated_at", () => {
+  it("moves updated_at exactly when progress moves, to the moment it reached its value", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.advance(0);
+    const started = await h.status(taskId);
+    expect(started).toMatchObject({ status: "processing", progress: 0 });
+
+    await h.advance(30_100); // 50.1 % of the default minute
+    const half = await h.status(taskId);
+    expect(half).toMatchObject({ progress: 50, updated_at: "2026-01-01T00:00:30.000Z" });
+    await h.advance(200); // still 50 %
+    expect(await h.status(taskId)).toMatchObject({ progress: 50, updated_at: half.updated_at });
+    await h.advance(500); // 51.3 %
+    expect(await h.status(taskId)).toMatchObject({ progress: 51, updated_at: "2026-01-01T00:00:30.600Z" });
+  });
+
+  it.each([
+    ["a [[timeout]] task that crept towards its deadline", "A fox [[timeout]]", 10 * 60_000, "TIMEOUT"],
+    ["a task that failed mid-way", "A fox [[fail:GENERATION_FAILED]]", 60_000, "GENERATION_FAILED"],
+  ])("reports progress 0 for %s, never 99", async (_, prompt, wait, code) => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt });
+    await h.advance(0);
+    await h.advance(wait - 1_000);
+    expect(((await h.status(taskId)) as { progress: number }).progress).toBeGreaterThan(90);
+    await h.advance(1_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "failed", message: code, progress: 0 });
+  });
+});

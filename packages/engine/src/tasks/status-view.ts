@@ -24,17 +24,33 @@ const ACTIVE_MESSAGES = { queued: TASK_STATUS_MESSAGES.queued, processing: TASK_
 
 /**
  * How far along a task is, 0 to 100: generation time runs from creation to
- * `finishAt`; 99 at most until it has actually completed.
+ * `finishAt`; 99 at most until it has actually completed. A failed task made
+ * no video: 0 (docs/api.md, "Task status").
  */
 export function progressOf(task: TaskRecord, now: number): number {
   if (task.state === "completed") return 100;
-  if (task.state === "failed" || task.state === "queued") return task.progress;
-  if (task.finishAt === null) {
-    // A task that never finishes on its own ([[timeout]]) creeps towards its deadline.
-    return Math.min(99, Math.floor(((now - task.createdAt) / (task.deadlineAt - task.createdAt)) * 100));
-  }
-  const span = Math.max(1, task.finishAt - task.createdAt);
+  if (task.state === "failed") return 0;
+  if (task.state === "queued") return task.progress;
+  const span = progressSpan(task);
   return Math.max(0, Math.min(99, Math.floor(((now - task.createdAt) / span) * 100)));
+}
+
+/** The time progress runs over: to `finishAt`, or to the deadline for a task that never finishes on its own ([[timeout]]). */
+function progressSpan(task: TaskRecord): number {
+  return Math.max(1, (task.finishAt ?? task.deadlineAt) - task.createdAt);
+}
+
+/**
+ * When the status last changed as a reader sees it: the stored `updatedAt`, or, for a processing
+ * task, the moment its derived `progress` reached its current value, if later. So `updated_at`
+ * moves exactly when `progress` does, without a write per percent.
+ */
+export function updatedAtOf(task: TaskRecord, now: number): number {
+  if (task.state !== "processing") return task.updatedAt;
+  const progress = progressOf(task, now);
+  if (progress === 0) return task.updatedAt;
+  const reached = task.createdAt + Math.ceil((progress / 100) * progressSpan(task));
+  return Math.max(task.updatedAt, Math.min(reached, now));
 }
 
 /** Renders a task for `GET /api/gen/status/:task_id` at service time `now`. */
@@ -45,7 +61,7 @@ export async function taskStatusBody(
 ): Promise<TaskStatusBody> {
   const times = {
     created_at: new Date(task.createdAt).toISOString(),
-    updated_at: new Date(task.updatedAt).toISOString(),
+    updated_at: new Date(updatedAtOf(task, now)).toISOString(),
   };
   const task_id = task.id;
   switch (task.state) {
@@ -62,7 +78,7 @@ export async function taskStatusBody(
         task_id,
         message: task.failureCode ?? "GENERATION_FAILED",
         video_url: null,
-        progress: task.progress,
+        progress: 0,
         ...times,
       };
     default:

@@ -1,5 +1,6 @@
 import { validateGenerationRequest } from "@genvideo/schema";
 import type { Handler } from "hono";
+import { withInsecureCallbacksHint } from "../../callback-url/callback-url-syntax.js";
 import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
 import { createTask } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
@@ -48,8 +49,10 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
       if (request.callback_url !== undefined) {
         const check = await config.validateCallbackUrl(request.callback_url);
         if (!check.ok) {
-          throw new ApiError("INVALID_CALLBACK_URL", check.reason, {
-            issues: [{ path: "callback_url", message: check.reason }],
+          // Where insecure callbacks are on, a URL they accept never gets here: no hint then.
+          const reason = withInsecureCallbacksHint(request.callback_url, check.reason);
+          throw new ApiError("INVALID_CALLBACK_URL", reason, {
+            issues: [{ path: "callback_url", message: reason }],
           });
         }
       }
