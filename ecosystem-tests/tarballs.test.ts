@@ -18,7 +18,7 @@ async function unpack(tarball: string): Promise<string> {
 describe.each(Object.entries(tarballs))("the %s tarball", (name, tarball) => {
   it("holds every file it names and none of the workspace's tooling", async () => {
     const root = await unpack(tarball);
-    expect(checkUnpackedPackage(root)).toEqual([]);
+    expect(checkUnpackedPackage(root, REPO_ROOT)).toEqual([]);
     const figures = tarballFigures(tarball, root);
     // The sizes go to the log, for release notes and for comparing before and after a change.
     console.log(
@@ -43,7 +43,7 @@ describe("the tarball check", () => {
     manifest.exports["."].default = "./dist/sdk.js";
     writeFileSync(join(broken, "package.json"), JSON.stringify(manifest));
 
-    expect(checkUnpackedPackage(broken)).toEqual(["package.json names ./dist/sdk.js, not in the tarball"]);
+    expect(checkUnpackedPackage(broken, REPO_ROOT)).toEqual(["package.json names ./dist/sdk.js, not in the tarball"]);
   });
 
   it("catches a README link into the repository and a declaration naming a test file", async () => {
@@ -53,9 +53,25 @@ describe("the tarball check", () => {
     writeFileSync(join(broken, "README.md"), "See [the API](../../docs/api.md).\n");
     writeFileSync(join(broken, "dist/extra.d.ts"), "/** Covered by test/client.test.ts. */\nexport {};\n");
 
-    expect(checkUnpackedPackage(broken)).toEqual([
+    expect(checkUnpackedPackage(broken, REPO_ROOT)).toEqual([
       "README.md names ../../docs/api.md, not in the tarball",
       "dist/extra.d.ts names test/client.test.ts, not in the tarball",
+    ]);
+  });
+});
+
+describe("citations of the repository's guides in shipped code", () => {
+  it("are accepted when the guide exists, and caught when it does not", async () => {
+    const sdk = await unpack(tarballs["@genvideo/sdk"] as string);
+    const citing = join(scratch, "citing-sdk");
+    cpSync(sdk, citing, { recursive: true });
+    writeFileSync(
+      join(citing, "dist/cites.d.ts"),
+      "/** Errors: docs/api.md. Gone: docs/nowhere.md. */\nexport {};\n",
+    );
+
+    expect(checkUnpackedPackage(citing, REPO_ROOT)).toEqual([
+      "dist/cites.d.ts names docs/nowhere.md, not in the tarball",
     ]);
   });
 });

@@ -36,8 +36,13 @@ function exportTargets(value: unknown): string[] {
   return [];
 }
 
-/** Problems of an unpacked package (`root` holds its package.json); an empty list when there are none. */
-export function checkUnpackedPackage(root: string): string[] {
+/**
+ * Problems of an unpacked package (`root` holds its package.json); an empty list when there are none.
+ * Code comments may cite the repository's guides (`docs/api.md`, as the `repository` field names
+ * the repository): those must exist in `repositoryRoot`. A README's links must work on npm, so
+ * they are absolute or inside the tarball.
+ */
+export function checkUnpackedPackage(root: string, repositoryRoot?: string): string[] {
   const files = new Set(listFiles(root));
   const problems: string[] = [];
   const exact = (path: string) => files.has(posix.normalize(path).replace(/^\.\//, ""));
@@ -96,8 +101,11 @@ export function checkUnpackedPackage(root: string): string[] {
           references.add((link as string).split("#")[0] as string);
       }
     }
+    const isCode = !file.endsWith(".md");
     for (const reference of references) {
       if (!reference || has(posix.join(base, reference)) || has(reference)) continue;
+      const citesGuide = isCode && reference.startsWith("docs/") && repositoryRoot !== undefined;
+      if (citesGuide && existsSync(join(repositoryRoot, reference))) continue;
       problems.push(`${file} names ${reference}, not in the tarball`);
     }
     const mapUrl = SOURCE_MAPPING_URL.exec(text)?.[1];
