@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { runOk } from "./support/commands.js";
-import { REPO_ROOT } from "./support/packages.js";
+import { publishablePackages, REPO_ROOT } from "./support/packages.js";
 import { checkUnpackedPackage, tarballFigures } from "./support/tarball-check.js";
 
 const tarballs = inject("tarballs");
@@ -15,10 +15,13 @@ async function unpack(tarball: string): Promise<string> {
   return join(directory, "package");
 }
 
+const packageDirs = Object.fromEntries(publishablePackages().map(({ name, directory }) => [name, directory]));
+const repositoryOf = (name: string) => ({ root: REPO_ROOT, packageDir: packageDirs[name] as string });
+
 describe.each(Object.entries(tarballs))("the %s tarball", (name, tarball) => {
   it("holds every file it names and none of the workspace's tooling", async () => {
     const root = await unpack(tarball);
-    expect(checkUnpackedPackage(root, REPO_ROOT)).toEqual([]);
+    expect(checkUnpackedPackage(root, repositoryOf(name))).toEqual([]);
     const figures = tarballFigures(tarball, root);
     // The sizes go to the log, for release notes and for comparing before and after a change.
     console.log(
@@ -43,7 +46,9 @@ describe("the tarball check", () => {
     manifest.exports["."].default = "./dist/sdk.js";
     writeFileSync(join(broken, "package.json"), JSON.stringify(manifest));
 
-    expect(checkUnpackedPackage(broken, REPO_ROOT)).toEqual(["package.json names ./dist/sdk.js, not in the tarball"]);
+    expect(checkUnpackedPackage(broken, repositoryOf("@genvideo/sdk"))).toEqual([
+      "package.json names ./dist/sdk.js, not in the tarball",
+    ]);
   });
 
   it("catches a README link into the repository and a declaration naming a test file", async () => {
@@ -53,15 +58,15 @@ describe("the tarball check", () => {
     writeFileSync(join(broken, "README.md"), "See [the API](../../docs/api.md).\n");
     writeFileSync(join(broken, "dist/extra.d.ts"), "/** Covered by test/client.test.ts. */\nexport {};\n");
 
-    expect(checkUnpackedPackage(broken, REPO_ROOT)).toEqual([
+    expect(checkUnpackedPackage(broken, repositoryOf("@genvideo/sdk"))).toEqual([
       "README.md names ../../docs/api.md, not in the tarball",
       "dist/extra.d.ts names test/client.test.ts, not in the tarball",
     ]);
   });
 });
 
-describe("citations of the repository's guides in shipped code", () => {
-  it("are accepted when the guide exists, and caught when it does not", async () => {
+describe("citations of repository files in shipped code", () => {
+  it("are accepted when the file exists there and is no test, and caught otherwise", async () => {
     const sdk = await unpack(tarballs["@genvideo/sdk"] as string);
     const citing = join(scratch, "citing-sdk");
     cpSync(sdk, citing, { recursive: true });
@@ -70,7 +75,7 @@ describe("citations of the repository's guides in shipped code", () => {
       "/** Errors: docs/api.md. Gone: docs/nowhere.md. */\nexport {};\n",
     );
 
-    expect(checkUnpackedPackage(citing, REPO_ROOT)).toEqual([
+    expect(checkUnpackedPackage(citing, repositoryOf("@genvideo/sdk"))).toEqual([
       "dist/cites.d.ts names docs/nowhere.md, not in the tarball",
     ]);
   });

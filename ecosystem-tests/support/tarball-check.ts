@@ -38,11 +38,15 @@ function exportTargets(value: unknown): string[] {
 
 /**
  * Problems of an unpacked package (`root` holds its package.json); an empty list when there are none.
- * Code comments may cite the repository's guides (`docs/api.md`, as the `repository` field names
- * the repository): those must exist in `repositoryRoot`. A README's links must work on npm, so
- * they are absolute or inside the tarball.
+ * Shipped code may cite files of the repository its `repository` field names (a guide such as
+ * `docs/api.md`, the source a from-source mode runs, a benchmark): each must exist there, in
+ * `repository.root` or `repository.packageDir`, and none may be a test or a build config. A
+ * README's links must work on npm, so they are absolute or inside the tarball.
  */
-export function checkUnpackedPackage(root: string, repositoryRoot?: string): string[] {
+export function checkUnpackedPackage(
+  root: string,
+  repository?: { root: string; packageDir: string },
+): string[] {
   const files = new Set(listFiles(root));
   const problems: string[] = [];
   const exact = (path: string) => files.has(posix.normalize(path).replace(/^\.\//, ""));
@@ -104,8 +108,13 @@ export function checkUnpackedPackage(root: string, repositoryRoot?: string): str
     const isCode = !file.endsWith(".md");
     for (const reference of references) {
       if (!reference || has(posix.join(base, reference)) || has(reference)) continue;
-      const citesGuide = isCode && reference.startsWith("docs/") && repositoryRoot !== undefined;
-      if (citesGuide && existsSync(join(repositoryRoot, reference))) continue;
+      const citable = isCode && repository && !WORKSPACE_ONLY.some((pattern) => pattern.test(reference));
+      if (
+        citable &&
+        [repository.root, repository.packageDir].some((dir) => existsSync(join(dir, reference)))
+      ) {
+        continue;
+      }
       problems.push(`${file} names ${reference}, not in the tarball`);
     }
     const mapUrl = SOURCE_MAPPING_URL.exec(text)?.[1];
