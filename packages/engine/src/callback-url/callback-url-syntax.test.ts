@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../testing/test-harness.js";
+import { createHarness } from "../../test/support/harness.js";
 import {
   checkCallbackUrlSyntax,
   INSECURE_CALLBACKS_HINT,

@@ -1,6 +1,6 @@
 import { ErrorBodySchema } from "@genvideo/schema";
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../testing/test-harness.js";
+import { createHarness } from "../../test/support/harness.js";
 
 describe("a known path with the wrong method", () => {
   it.each([
