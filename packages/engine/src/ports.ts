@@ -135,6 +135,12 @@ export interface WebhookAttemptRecord {
   durationMs: number;
   statusCode: number | null;
   error: string | null;
+  /**
+   * The start of the receiver's response body as text (about 1 KiB, decoded
+   * leniently, control characters removed); null when there was none. Stores
+   * always return it (null when it was not recorded).
+   */
+  responseExcerpt?: string | null;
 }
 
 /** One unit of work inside a transaction: every state change and its ledger entry commit together. */
@@ -271,9 +277,10 @@ export interface WebhookDelivery {
   body: string;
 }
 
+/** `responseExcerpt`: the start of the response body as text, when the sender kept one. */
 export type WebhookAttemptOutcome =
-  | { ok: true; statusCode: number; durationMs: number }
-  | { ok: false; statusCode: number | null; error: string; durationMs: number };
+  | { ok: true; statusCode: number; durationMs: number; responseExcerpt?: string }
+  | { ok: false; statusCode: number | null; error: string; durationMs: number; responseExcerpt?: string };
 
 export interface WebhookSender {
   /** One attempt: resolves with its outcome, never rejects. */

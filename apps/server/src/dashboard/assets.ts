@@ -34,6 +34,7 @@ th { color: var(--muted); font-weight: 600; }
 .table-wrap { overflow-x: auto; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { background: var(--panel); border: 1px solid var(--line); padding: 10px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+pre.excerpt { max-height: 12em; max-width: 40em; overflow-y: auto; margin: 4px 0 0; }
 button, .button { font: inherit; padding: 6px 12px; border-radius: 6px; border: 1px solid var(--accent);
   background: var(--accent); color: var(--accent-fg); cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: transparent; color: var(--accent); }

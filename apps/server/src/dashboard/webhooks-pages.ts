@@ -24,6 +24,12 @@ function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): 
   return attempt.error ?? "no response";
 }
 
+/** The start of the receiver's answer, escaped like every value, folded away until asked for. */
+function responseExcerpt(attempt: WebhookEventWithAttempts["attempts"][number]): Html | string {
+  if (!attempt.responseExcerpt) return "";
+  return html`<details><summary>Excerpt</summary><pre class="excerpt">${attempt.responseExcerpt}</pre></details>`;
+}
+
 /**
  * The events with their attempts. Given a viewer (the delivery log), each
  * event also links its task and has its own redeliver button.
@@ -43,9 +49,9 @@ ${withTask ? html`· task <a class="mono" href="/dashboard/tasks/${event.taskId}
 ${
   event.attempts.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th></tr></thead><tbody>${event.attempts.map(
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
         (attempt) =>
-          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td></tr>`,
+          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${responseExcerpt(attempt)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${

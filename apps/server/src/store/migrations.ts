@@ -309,6 +309,13 @@ const rateLimitBuckets: Migration = {
   },
 };
 
+/** The delivery log shows the start of each receiver's answer (a bounded excerpt, null before this). */
+const webhookResponseExcerpt: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("webhook_attempts").addColumn("response_excerpt", "text").execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -318,6 +325,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005_dashboard": dashboard,
   "0006_postgres_hot_tables": hotTables,
   "0007_postgres_rate_limit_buckets": rateLimitBuckets,
+  "0008_webhook_response_excerpt": webhookResponseExcerpt,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

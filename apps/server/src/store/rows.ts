@@ -263,6 +263,7 @@ export const webhookAttemptFromRow = (row: Selectable<WebhookAttemptsTable>): We
   durationMs: integer(row.duration_ms),
   statusCode: nullableInteger(row.status_code),
   error: row.error,
+  responseExcerpt: row.response_excerpt,
 });
 
 export const webhookAttemptToRow = (attempt: WebhookAttemptRecord): Insertable<WebhookAttemptsTable> => ({
@@ -272,4 +273,5 @@ export const webhookAttemptToRow = (attempt: WebhookAttemptRecord): Insertable<W
   duration_ms: attempt.durationMs,
   status_code: attempt.statusCode,
   error: attempt.error,
+  response_excerpt: attempt.responseExcerpt ?? null,
 });

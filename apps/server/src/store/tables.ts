@@ -118,6 +118,8 @@ export interface WebhookAttemptsTable {
   duration_ms: Integer;
   status_code: NullableInteger;
   error: string | null;
+  /** Added by 0008_webhook_response_excerpt. */
+  response_excerpt: string | null;
 }
 
 /** Host bookkeeping that is not part of the engine's model (the service clock's high-water mark). */

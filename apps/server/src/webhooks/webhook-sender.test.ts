@@ -56,7 +56,12 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
       const target = await receiver(answering(status, status === 204 ? "" : "ok"));
       const outcome = await sender().send(delivery(`${target.origin}/hooks/genvideo?tenant=7`), never);
 
-      expect(outcome).toEqual({ ok: true, statusCode: status, durationMs: expect.any(Number) });
+      expect(outcome).toEqual({
+        ok: true,
+        statusCode: status,
+        durationMs: expect.any(Number),
+        ...(status === 204 ? {} : { responseExcerpt: "ok" }),
+      });
       expect(target.requests).toHaveLength(1);
       const [request] = target.requests;
       expect(request).toMatchObject({ method: "POST", url: "/hooks/genvideo?tenant=7", body: payload });
@@ -80,7 +85,37 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
   ])("records %i as a failure with its status code", async (status, error) => {
     const target = await receiver(answering(status, "nope"));
     const outcome = await sender().send(delivery(`${target.origin}/`), never);
-    expect(outcome).toEqual({ ok: false, statusCode: status, error, durationMs: expect.any(Number) });
+    expect(outcome).toEqual({
+      ok: false,
+      statusCode: status,
+      error,
+      durationMs: expect.any(Number),
+      responseExcerpt: "nope",
+    });
+  });
+
+  it("keeps a bounded excerpt of the answer: decoded leniently, control characters removed", async () => {
+    const known = '<h1 class="x">Down</h1>\u0000\u0007\u001b[31mred\r\n\tnext ünïcode\u009b';
+    const huge = `${known}${"A".repeat(200 * 1024)}`;
+    const target = await receiver(answering(500, huge, { "content-type": "text/html; charset=utf-8" }));
+    const outcome = await sender().send(delivery(`${target.origin}/`), never);
+    expect(outcome).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
+    const excerpt = outcome.responseExcerpt!;
+    expect(excerpt.startsWith('<h1 class="x">Down</h1>[31mred\r\n\tnext ünïcode')).toBe(true);
+    expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
+    expect(excerpt.length).toBeGreaterThan(900);
+
+    // Invalid UTF-8 becomes U+FFFD; a character cut by the bound is dropped, not half-shown.
+    const bytes = Buffer.concat([Buffer.from([0xff, 0x41]), Buffer.from("é".repeat(600))]);
+    const binary = await receiver(answering(502, bytes as unknown as string));
+    const cut = await sender().send(delivery(`${binary.origin}/`), never);
+    expect(cut.responseExcerpt).toBe(`\ufffdA${"é".repeat(511)}`);
+  });
+
+  it("records no excerpt for an empty or blank answer", async () => {
+    const target = await receiver(answering(503, " \n"));
+    const outcome = await sender().send(delivery(`${target.origin}/`), never);
+    expect(outcome).not.toHaveProperty("responseExcerpt");
   });
 
   it("reuses a kept-alive connection for the next attempt to the same origin", async () => {

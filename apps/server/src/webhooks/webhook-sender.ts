@@ -31,6 +31,8 @@ export interface WebhookSenderOptions {
   attemptTimeoutMs?: number;
   /** Response bytes read (default 64 KiB) before the connection is dropped; the status code alone decides the outcome. */
   maxResponseBytes?: number;
+  /** Leading response bytes kept as the attempt's text excerpt (default 1 KiB). */
+  responseExcerptBytes?: number;
   /** Attempts in flight at once; unlimited when absent. */
   maxConcurrency?: number;
   /** Open connections per origin. */
@@ -48,6 +50,9 @@ export interface ClosableWebhookSender extends WebhookSender {
 
 const userAgent = "genvideo-webhooks/1";
 
+/** How much of a receiver's answer an attempt records for the delivery log. */
+export const WEBHOOK_RESPONSE_EXCERPT_BYTES = 1024;
+
 /**
  * @example
  * const sender = createWebhookSender({ allowInsecure: config.allowInsecureCallbacks });
@@ -59,6 +64,7 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
   const connectTimeoutMs = options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? WEBHOOK_RESPONSE_MAX_BYTES;
+  const excerptBytes = Math.min(options.responseExcerptBytes ?? WEBHOOK_RESPONSE_EXCERPT_BYTES, maxResponseBytes);
   const slots: AttemptSlots | undefined =
     options.maxConcurrency === undefined ? undefined : createAttemptSlots(options.maxConcurrency);
   const agent = new Agent({
@@ -80,11 +86,13 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     const startedAt = performance.now();
     const elapsed = (): number => Math.round(performance.now() - startedAt);
     let statusCode: number | null = null;
+    let responseExcerpt: string | undefined;
     const failure = (error: string): WebhookAttemptOutcome => ({
       ok: false,
       statusCode,
       error,
       durationMs: elapsed(),
+      ...(responseExcerpt ? { responseExcerpt } : {}),
     });
 
     // Form only here: the address policy is the connector's, applied to the address actually connected to.
@@ -105,8 +113,9 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
         signal: AbortSignal.any([signal, deadline.signal]),
       });
       statusCode = response.statusCode;
-      await readAtMost(response.body, maxResponseBytes);
-      if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: elapsed() };
+      responseExcerpt = excerptText(await readAtMost(response.body, maxResponseBytes, excerptBytes));
+      if (statusCode >= 200 && statusCode < 300)
+        return { ok: true, statusCode, durationMs: elapsed(), ...(responseExcerpt ? { responseExcerpt } : {}) };
       if (statusCode >= 300 && statusCode < 400) return failure(`redirect not followed (${statusCode})`);
       return failure(`HTTP ${statusCode}`);
     } catch (error) {
@@ -148,14 +157,38 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
 /**
  * Reads up to `limit` bytes and drops the rest: leaving the loop early
  * destroys the body, which makes undici close the connection instead of
- * reading a body of any size to reuse it.
+ * reading a body of any size to reuse it. Returns the first `keep` bytes.
  */
-async function readAtMost(body: AsyncIterable<Uint8Array>, limit: number): Promise<void> {
+async function readAtMost(body: AsyncIterable<Uint8Array>, limit: number, keep: number): Promise<Uint8Array> {
+  const kept = new Uint8Array(keep);
+  let keptLength = 0;
   let received = 0;
   for await (const chunk of body) {
+    if (keptLength < keep) {
+      const part = chunk.subarray(0, keep - keptLength);
+      kept.set(part, keptLength);
+      keptLength += part.byteLength;
+    }
     received += chunk.byteLength;
     if (received >= limit) break;
   }
+  return kept.subarray(0, keptLength);
+}
+
+// C0 and C1 controls and DEL, except tab, line feed and carriage return.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const controlCharacters = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/**
+ * The kept bytes as text: UTF-8 decoded leniently (invalid bytes become U+FFFD,
+ * a character cut at the end is dropped), control characters removed.
+ * Undefined when nothing printable is left.
+ */
+export function excerptText(bytes: Uint8Array): string | undefined {
+  const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false })
+    .decode(bytes, { stream: true })
+    .replace(controlCharacters, "");
+  return text.trim() === "" ? undefined : text;
 }
 
 function withUserAgent(headers: Record<string, string>): Record<string, string> {

@@ -330,7 +330,7 @@ function memoryTransaction(
     },
     async insertWebhookAttempt(attempt) {
       guard();
-      push(tables.webhookAttempts, { ...attempt });
+      push(tables.webhookAttempts, { ...attempt, responseExcerpt: attempt.responseExcerpt ?? null });
     },
     async listWebhookAttempts(eventId) {
       guard();

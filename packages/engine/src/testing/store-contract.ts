@@ -393,6 +393,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           durationMs: 7,
           statusCode: 500,
           error: null,
+          responseExcerpt: '<b>oops</b> "é"',
         });
         await tx.insertWebhookAttempt({
           eventId: "e-due",
@@ -413,9 +414,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       expect(await store.transaction((tx) => tx.getWebhookEvent("e-due"))).toEqual(
         event("e-due", { state: "delivered", attemptCount: 2, nextAttemptAt: null }),
       );
-      expect(
-        (await store.transaction((tx) => tx.listWebhookAttempts("e-due"))).map((a) => a.attempt),
-      ).toEqual([1, 2]);
+      const attempts = await store.transaction((tx) => tx.listWebhookAttempts("e-due"));
+      expect(attempts.map((a) => a.attempt)).toEqual([1, 2]);
+      // The response excerpt comes back as written; an attempt recorded without one reads as null.
+      expect(attempts.map((a) => a.responseExcerpt)).toEqual([null, '<b>oops</b> "é"']);
       expect((await store.transaction((tx) => tx.listWebhookEvents("t-w"))).map((e) => e.id).sort()).toEqual([
         "e-done",
         "e-due",

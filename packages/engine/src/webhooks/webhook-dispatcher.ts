@@ -234,6 +234,7 @@ export class WebhookDispatcher {
         durationMs: outcome.durationMs,
         statusCode: outcome.statusCode,
         error: outcome.ok ? null : outcome.error,
+        responseExcerpt: outcome.responseExcerpt || null,
       });
       const attemptCount = current.attemptCount + 1;
       const exhausted = attemptCount >= config.webhooks.maxAttempts;
