@@ -15,7 +15,9 @@ import {
   printedSignInLink,
   sessionCookie,
 } from "../support/dashboard.js";
+import { answering, startReceiver } from "../support/receivers.js";
 import {
+  eventually,
   FAST_SERVICE_ENV,
   type RunningServer,
   removeDataDir,
@@ -196,5 +198,46 @@ describe("defences", () => {
     expect((await page(`/dashboard/tasks/${theirs}/images/0`, mine)).status).toBe(404);
     const csrf = csrfTokenIn(await (await page("/dashboard/tasks", mine)).text());
     expect((await post(`/dashboard/tasks/${theirs}/redeliver`, mine, { _csrf: csrf })).status).toBe(404);
+  });
+});
+
+describe("delivery log", () => {
+  it("shows a bounded excerpt of each receiver's answer, escaped, and the CLI lists it", async () => {
+    const markup = '<script>alert("hooked")</script><b>down</b>';
+    const receiver = await startReceiver(answering(500, `${markup}${"x".repeat(200 * 1024)}`));
+    try {
+      expect(
+        (await runCliInProcess(["accounts", "create", "hooks", "--credits", "5"], server.dataDir)).code,
+      ).toBe(0);
+      const key = /^gen_sk_\S+$/m.exec(
+        (await runCliInProcess(["keys", "create", "--account", "hooks"], server.dataDir)).stdout,
+      )![0];
+      const rotated = await runCliInProcess(
+        ["webhooks", "rotate-secret", "--account", "hooks", "--overlap", "0"],
+        server.dataDir,
+      );
+      expect(rotated.code, rotated.stderr).toBe(0);
+      const taskId = await createTask(server, { prompt: "excerpt", callback_url: `${receiver.origin}/hook` }, key);
+
+      const attempts = await eventually(
+        async () => {
+          const listed = await runCliInProcess(["webhooks", "list", "--task", taskId, "--json"], server.dataDir);
+          const events = JSON.parse(listed.stdout) as { attempts: { responseExcerpt: string | null }[] }[];
+          return events[0]?.attempts.length ? events[0].attempts : undefined;
+        },
+        10_000,
+        "a recorded attempt",
+      );
+      const excerpt = attempts[0]!.responseExcerpt!;
+      expect(excerpt.startsWith(`${markup}xxx`)).toBe(true);
+      expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
+
+      const body = await (await page("/dashboard/webhooks", await signedIn("hooks"))).text();
+      expect(body).toContain("&lt;script&gt;alert(&quot;hooked&quot;)&lt;/script&gt;&lt;b&gt;down&lt;/b&gt;");
+      expect(body).not.toContain(markup);
+      expect(body).not.toContain("x".repeat(1025));
+    } finally {
+      await receiver.close();
+    }
   });
 });
