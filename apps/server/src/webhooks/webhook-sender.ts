@@ -64,7 +64,10 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
   const connectTimeoutMs = options.connectTimeoutMs ?? WEBHOOK_CONNECT_TIMEOUT_MS;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? WEBHOOK_RESPONSE_MAX_BYTES;
-  const excerptBytes = Math.min(options.responseExcerptBytes ?? WEBHOOK_RESPONSE_EXCERPT_BYTES, maxResponseBytes);
+  const excerptBytes = Math.min(
+    options.responseExcerptBytes ?? WEBHOOK_RESPONSE_EXCERPT_BYTES,
+    maxResponseBytes,
+  );
   const slots: AttemptSlots | undefined =
     options.maxConcurrency === undefined ? undefined : createAttemptSlots(options.maxConcurrency);
   const agent = new Agent({
@@ -115,7 +118,12 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
       statusCode = response.statusCode;
       responseExcerpt = excerptText(await readAtMost(response.body, maxResponseBytes, excerptBytes));
       if (statusCode >= 200 && statusCode < 300)
-        return { ok: true, statusCode, durationMs: elapsed(), ...(responseExcerpt ? { responseExcerpt } : {}) };
+        return {
+          ok: true,
+          statusCode,
+          durationMs: elapsed(),
+          ...(responseExcerpt ? { responseExcerpt } : {}),
+        };
       if (statusCode >= 300 && statusCode < 400) return failure(`redirect not followed (${statusCode})`);
       return failure(`HTTP ${statusCode}`);
     } catch (error) {

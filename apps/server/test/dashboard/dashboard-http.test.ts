@@ -217,11 +217,18 @@ describe("delivery log", () => {
         server.dataDir,
       );
       expect(rotated.code, rotated.stderr).toBe(0);
-      const taskId = await createTask(server, { prompt: "excerpt", callback_url: `${receiver.origin}/hook` }, key);
+      const taskId = await createTask(
+        server,
+        { prompt: "excerpt", callback_url: `${receiver.origin}/hook` },
+        key,
+      );
 
       const attempts = await eventually(
         async () => {
-          const listed = await runCliInProcess(["webhooks", "list", "--task", taskId, "--json"], server.dataDir);
+          const listed = await runCliInProcess(
+            ["webhooks", "list", "--task", taskId, "--json"],
+            server.dataDir,
+          );
           const events = JSON.parse(listed.stdout) as { attempts: { responseExcerpt: string | null }[] }[];
           return events[0]?.attempts.length ? events[0].attempts : undefined;
         },
