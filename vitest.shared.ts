@@ -26,6 +26,9 @@ export function genvideoProject(name: string, overrides: ProjectOverrides = {}) 
       ...(overrides.globalSetup ? { globalSetup: overrides.globalSetup } : {}),
       typecheck: { enabled: true, include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"] },
       testTimeout: overrides.testTimeout ?? 10_000,
+      // Hooks start servers and databases; above the reference server's own start timeout (45 s),
+      // so a start that stalls reports its output instead of a bare hook timeout.
+      hookTimeout: 60_000,
     },
   });
 }

@@ -274,9 +274,9 @@ describe("slow and dead receivers", () => {
       taskIds.push(
         await createTask(server, { prompt: `fast ${index}`, callback_url: `${fast.origin}/hook` }),
       );
-    await requestsOf(fast, 5, 10_000);
-    // Well inside the 30 s a silent receiver holds its attempt.
-    expect(performance.now() - startedAt).toBeLessThan(10_000);
+    await requestsOf(fast, 5, 20_000);
+    // Well inside the 30 s a silent receiver holds its attempt (margin for a busy machine).
+    expect(performance.now() - startedAt).toBeLessThan(20_000);
     const delivered = new Set(
       fast.requests.map((request) => (JSON.parse(request.body) as { task_id: string }).task_id),
     );

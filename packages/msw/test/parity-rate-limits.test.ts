@@ -38,7 +38,6 @@ async function burst(baseUrl: string) {
 it("limits creates like the reference server", async () => {
   server = await startServer({
     env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "creates=2,reads=1000" },
-    startTimeoutMs: 20_000,
   });
   const reference = await burst(server.url);
 

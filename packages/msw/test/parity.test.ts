@@ -37,7 +37,6 @@ async function serverTarget(): Promise<ParityTarget> {
       GENVIDEO_RATE_LIMITS: "off",
       GENVIDEO_TIME_SCALE: String(TIME_SCALE),
     },
-    startTimeoutMs: 20_000,
   });
   await cli(["accounts", "create", "poor", "--credits", "1"]);
   const printed = await cli(["keys", "create", "--account", "poor"]);

@@ -227,20 +227,17 @@ describe("backoff and Retry-After", () => {
 describe("timeouts and aborts", () => {
   it("ends a call that gets no answer within its timeout", async () => {
     const { client, sent } = clientWith([hang]);
-    const started = Date.now();
+    // `hang` never answers: without the timeout this call would never end (the test's own timeout).
     const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
     expect(RequestTimeoutError.isInstance(error) && error.timeout).toBe(150);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(sent).toHaveLength(1);
   });
 
   it("ends a call whose body stalls after the headers, within the same timeout", async () => {
     const stalled = () => new Response(new ReadableStream({ start() {} }), { status: 200 });
     const { client } = clientWith([stalled]);
-    const started = Date.now();
     const error = await client.getStatus(taskId, { timeout: 150 }).catch((caught: unknown) => caught);
     expect(RequestTimeoutError.isInstance(error)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("rejects with the caller's reason when aborted while the body is being read", async () => {
@@ -267,10 +264,9 @@ describe("timeouts and aborts", () => {
         timeout: 120_000,
       },
     );
-    const started = Date.now();
+    // Waiting out the 30 s Retry-After would outlast the test's own timeout.
     const pending = client.getStatus(taskId, { signal: AbortSignal.timeout(50) });
     await expect(pending).rejects.toMatchObject({ name: "TimeoutError" });
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(sent).toHaveLength(1);
   });
 });

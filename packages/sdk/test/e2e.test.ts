@@ -37,7 +37,6 @@ describe("against the reference server", { timeout: 60_000 }, () => {
         GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
         GENVIDEO_RATE_LIMITS: "off",
       },
-      startTimeoutMs: 45_000,
     });
     client = new GenVideo({ apiKey: TEST_API_KEY, baseUrl: server.url });
   }, 60_000);

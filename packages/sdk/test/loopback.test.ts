@@ -205,10 +205,9 @@ describe("bodies over real sockets", () => {
   it("ends a call whose body stalls after the headers at its timeout, without retrying", async () => {
     const stalling = await stallingServer("stall");
     try {
-      const started = Date.now();
+      // The body never ends: only the timeout can end this call.
       const error = await stalling.client.getStatus("t", { timeout: 200 }).catch((caught: unknown) => caught);
       expect(RequestTimeoutError.isInstance(error) && error.timeout).toBe(200);
-      expect(Date.now() - started).toBeLessThan(3000);
       expect(stalling.requests()).toBe(1);
     } finally {
       stalling.close();
