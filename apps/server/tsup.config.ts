@@ -13,6 +13,7 @@ export default genvideoBuild(
     "renderer/frame-process": "src/renderer/frame-process.ts",
     "testing/reference-server": "src/testing/reference-server.ts",
     "testing/browser": "src/testing/browser.ts",
+    "testing/postgres-cluster": "src/testing/postgres-cluster.ts",
   },
   {
     platform: "node",

@@ -12,7 +12,7 @@ import {
   POSTGRES_HOW_TO,
   type PostgresCluster,
   startPostgresCluster,
-} from "../support/postgres-cluster.js";
+} from "../../src/testing/postgres-cluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -3,7 +3,9 @@
  * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a
  * temporary directory, `postgres` on 127.0.0.1 at a free port, no Unix
  * socket, stopped and deleted at the end. initdb refuses to run as root, so
- * when this process is root (CI) the cluster runs as `nobody`.
+ * when this process is root (CI) the cluster runs as `nobody`. Exported as
+ * `@genvideo/server/testing/postgres` (the PostgreSQL suites' global setup,
+ * the scale-out benchmark).
  *
  * Binaries are looked up in GENVIDEO_POSTGRES_BIN, then /usr/local/bin,
  * /usr/lib/postgresql/<version>/bin (Debian's `postgresql` package), then PATH.
