@@ -4,8 +4,8 @@
  * temporary directory, `postgres` on 127.0.0.1 at a free port, no Unix
  * socket, stopped and deleted at the end. initdb refuses to run as root, so
  * when this process is root (CI) the cluster runs as `nobody`. Exported as
- * `@genvideo/server/testing/postgres` (the PostgreSQL suites' global setup,
- * the scale-out benchmark).
+ * `@genvideo/server/testing/postgres` (the PostgreSQL suites' global setup and
+ * the dashboard's browser tests, the scale-out benchmark).
  *
  * Binaries are looked up in GENVIDEO_POSTGRES_BIN, then /usr/local/bin,
  * /usr/lib/postgresql/<version>/bin (Debian's `postgresql` package), then PATH.
@@ -103,21 +103,60 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
   let stopped: Promise<void> | undefined;
   return {
     url,
-    async createDatabase(name = `genvideo_${process.pid}_${++counter}_${Date.now().toString(36)}`) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`create database "${name}"`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    createDatabase(name = `genvideo_${process.pid}_${++counter}_${Date.now().toString(36)}`) {
+      return createDatabaseOn(url, name);
     },
     stop() {
       stopped ??= stopChild(child).then(() => rmSync(dataDir, { recursive: true, force: true }));
       return stopped;
     },
   };
+}
+
+/** Creates an empty database `name` on the server `url` points at (a role that may create databases); its URL. */
+export async function createDatabaseOn(url: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return target.href;
+}
+
+/** The PostgreSQL a suite tests against: its superuser URL and how to let it go. */
+export interface TestPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Whether a suite can test against PostgreSQL here: GENVIDEO_TEST_POSTGRES_URL
+ * names a server, or this machine has the binaries for a throwaway cluster.
+ * When not, it warns once how to enable the suite (which then skips), except
+ * under CI=true, where it throws: a suite never skips silently in CI.
+ */
+export function postgresTestable(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GENVIDEO_TEST_POSTGRES_URL?.trim() || findPostgresBinaries(env)) return true;
+  if (env.CI === "true")
+    throw new Error(`CI=true but no PostgreSQL server to test against: ${POSTGRES_HOW_TO}`);
+  console.warn(`PostgreSQL suites skipped: ${POSTGRES_HOW_TO}.`);
+  return false;
+}
+
+/**
+ * The PostgreSQL a test suite runs against: the server GENVIDEO_TEST_POSTGRES_URL
+ * names (a role that may create databases), else a throwaway cluster; null
+ * when there is none (see `postgresTestable`).
+ */
+export async function postgresForTests(env: NodeJS.ProcessEnv = process.env): Promise<TestPostgres | null> {
+  if (!postgresTestable(env)) return null;
+  const external = env.GENVIDEO_TEST_POSTGRES_URL?.trim();
+  if (external) return { url: external, stop: async () => undefined };
+  return startPostgresCluster();
 }
 
 /** Root may not run a cluster: `nobody` does. Undefined when this process is not root. */

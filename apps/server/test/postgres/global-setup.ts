@@ -7,12 +7,7 @@
  * instead (a role that may create databases).
  */
 import type { TestProject } from "vitest/node";
-import {
-  findPostgresBinaries,
-  POSTGRES_HOW_TO,
-  type PostgresCluster,
-  startPostgresCluster,
-} from "../../src/testing/postgres-cluster.js";
+import { postgresForTests } from "../../src/testing/postgres-cluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,19 +17,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  const external = process.env.GENVIDEO_TEST_POSTGRES_URL?.trim();
-  if (external) {
-    project.provide("postgresUrl", external);
-    return undefined;
-  }
-  if (!findPostgresBinaries()) {
-    if (process.env.CI === "true")
-      throw new Error(`CI=true but no PostgreSQL server to test against: ${POSTGRES_HOW_TO}`);
-    console.warn(`PostgreSQL suites skipped: ${POSTGRES_HOW_TO}.`);
-    project.provide("postgresUrl", null);
-    return undefined;
-  }
-  const cluster: PostgresCluster = await startPostgresCluster();
-  project.provide("postgresUrl", cluster.url);
-  return () => cluster.stop();
+  const postgres = await postgresForTests();
+  project.provide("postgresUrl", postgres?.url ?? null);
+  return postgres ? () => postgres.stop() : undefined;
 }

@@ -2,8 +2,8 @@
  * What the PostgreSQL suites share: the test cluster from the global setup
  * and a fresh database per test, so tests never see each other's rows.
  */
-import pg from "pg";
 import { describe, inject } from "vitest";
+import { createDatabaseOn } from "../../src/testing/postgres-cluster.js";
 
 /** The cluster's superuser URL, or null when the suites are skipped (no PostgreSQL here). */
 export function postgresUrl(): string | null {
@@ -17,18 +17,8 @@ export const describePostgres: typeof describe.skipIf extends (c: boolean) => in
 let counter = 0;
 
 /** A new empty database on the test cluster; its URL. */
-export async function freshDatabase(): Promise<string> {
+export function freshDatabase(): Promise<string> {
   const url = postgresUrl();
   if (url === null) throw new Error("no PostgreSQL test cluster");
-  const name = `t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`create database "${name}"`);
-  } finally {
-    await client.end();
-  }
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  return target.href;
+  return createDatabaseOn(url, `t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`);
 }
