@@ -11,6 +11,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { completedTask, getStatus } from "./support/api.js";
+import { download, isMp4 } from "./support/downloads.js";
 import { type LocalS3Server, startLocalS3 } from "./support/s3-server.js";
 import {
   eventually,
@@ -48,21 +49,6 @@ async function start(env: Record<string, string>, dataDir = temporaryDataDir()):
   });
   started.push(server);
   return server;
-}
-
-/** What a download tool sees of a URL: status, type, range and the bytes. */
-async function download(url: string, range?: string) {
-  const response = await fetch(url, range ? { headers: { Range: range } } : {});
-  return {
-    status: response.status,
-    type: response.headers.get("content-type"),
-    contentRange: response.headers.get("content-range"),
-    body: Buffer.from(await response.arrayBuffer()),
-  };
-}
-
-function isMp4(bytes: Buffer): boolean {
-  return bytes.subarray(4, 8).toString("latin1") === "ftyp";
 }
 
 it("a completed task's video_url downloads the MP4 from the bucket, refuses tampering, and works when handed out by a process on another data directory", async () => {
