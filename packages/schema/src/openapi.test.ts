@@ -131,7 +131,7 @@ describe("buildOpenApiDocument", () => {
       "Retry-After",
     ]);
     expect(tooMany.headers["RateLimit-Policy"].required).toBe(true);
-    expect(tooMany.headers["RateLimit"].required).toBe(true);
+    expect(tooMany.headers.RateLimit.required).toBe(true);
     expect(document.paths[API_PATHS.createTask].post.responses["409"].headers["Retry-After"]).toBeDefined();
   });
 

@@ -71,7 +71,6 @@ it("runs the customer script against the server", () => {
 });
 
 it("parses real answers and webhooks with the generated zod schemas, and refuses the wrong forms", async () => {
-  // biome-ignore lint/suspicious/noExplicitAny: generated at test time.
   const zod = (await import(join(scratch.path, "hey/zod.gen.ts"))) as Record<string, any>;
   const schemaFor = (path: string, method: string, status: number): string => {
     if (status === 401) return "zAuthErrorBody";

@@ -38,7 +38,6 @@ beforeAll(async () => {
   prism = await startPrismProxy(served.path, upstream.url);
   cleanups.push(prism.stop);
   result = await driveEverything(server, prism.url, { replay: [...recorded.keys()] });
-  // biome-ignore lint/suspicious/noUndeclaredEnvVars: a debugging aid, never set in CI.
   if (process.env.OPENAPI_TEST_DUMP)
     console.log(
       result.exchanges
