@@ -1,6 +1,6 @@
 // Benchmark of the synthetic renderer (issue 4): render time of the default
 // clip, and status-read latency while renders run. Not part of the test suite.
-//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--in-process] [--priority=-10] [--niceness=10]
+//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--priority=-10] [--niceness=10]
 // It bundles the renderer from apps/server/src with esbuild (the sources use
 // .js specifiers for .ts files, which Node alone cannot resolve), serves a
 // status-read-like Hono route on loopback in this process, and drives it from
@@ -24,7 +24,6 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "8" },
     rate: { type: "string", default: "200" },
     runs: { type: "string", default: "3" },
-    "in-process": { type: "boolean", default: false },
     priority: { type: "string", default: "0" },
     niceness: { type: "string", default: "10" },
   },
@@ -33,12 +32,10 @@ const { values: options } = parseArgs({
 // Bundled next to apps/server's node_modules so sharp and ffmpeg resolve from there.
 const bundleDir = join(serverRoot, "node_modules", ".cache", "genvideo-bench");
 await mkdir(bundleDir, { recursive: true });
-// Same layout as the server's dist: the frame process entry at ./renderer/frame-process.js.
 await esbuild.build({
   entryPoints: [
     { in: join(serverRoot, "src/renderer/index.ts"), out: "renderer-index" },
     { in: join(serverRoot, "src/video/index.ts"), out: "video-index" },
-    { in: join(serverRoot, "src/renderer/frame-process.ts"), out: "renderer/frame-process" },
   ],
   bundle: true,
   platform: "node",
@@ -47,16 +44,11 @@ await esbuild.build({
   outdir: bundleDir,
   logLevel: "warning",
 });
-const { createSyntheticRenderer, locateFrameProcess } = await import(
-  pathToFileURL(join(bundleDir, "renderer-index.js")).href
-);
+const { createSyntheticRenderer } = await import(pathToFileURL(join(bundleDir, "renderer-index.js")).href);
 const { LocalVideoStorage } = await import(pathToFileURL(join(bundleDir, "video-index.js")).href);
 
 const dataDir = await mkdtemp(join(tmpdir(), "genvideo-bench-"));
 const storage = new LocalVideoStorage({ dir: dataDir, publicUrl: "http://127.0.0.1", signingKey: "bench" });
-const frameSynthesis = options["in-process"] ? "in-process" : "process";
-if (frameSynthesis === "process" && !locateFrameProcess())
-  throw new Error("frame process entry not found in the bundle");
 // On a shared machine, --priority=-10 lifts this process, its client and its
 // renders above unrelated load while renders stay 10 nice levels below the
 // server, as in production
@@ -70,7 +62,7 @@ if (priority !== 0) {
   await writeFile("/proc/self/autogroup", String(priority)).catch(() => {});
 }
 const niceness = Number(options.niceness);
-const renderer = createSyntheticRenderer({ storage, frameSynthesis, encoderNiceness: niceness });
+const renderer = createSyntheticRenderer({ storage, encoderNiceness: niceness });
 let taskNumber = 0;
 const request = (prompt) => ({ prompt, model_type: "gen-3-fast", aspect_ratio: "16:9" });
 async function renderOnce(prompt) {
@@ -111,7 +103,7 @@ const round = (value) => Math.round(value * 100) / 100;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 console.log(
-  `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), frames made: ${frameSynthesis}, ` +
+  `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ` +
     `server priority ${priority}, renders ${Math.min(19, priority + niceness)}, load average ${loadavg().map(round).join(" ")}`,
 );
 await renderOnce("warm-up");

@@ -6,7 +6,7 @@
 // directory inside apps/server (so its node_modules resolve) and bundled with
 // esbuild, as this tree's are. Exits 1 when this tree's median misses 250 ms.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -47,14 +47,18 @@ async function checkout(commit, root) {
   }
 }
 
-/** Bundles a tree's renderer like the server's dist (frame process at ./renderer/frame-process.js). */
+/**
+ * Bundles a tree's renderer like the server's dist; a tree whose renderer makes frames in a child
+ * process gets that entry where its launcher looks for it (./renderer/frame-process.js).
+ */
 async function load(sourceRoot, name) {
   const outdir = join(cacheDir, name);
+  const frameProcess = join(sourceRoot, "src/renderer/frame-process.ts");
   await esbuild.build({
     entryPoints: [
       { in: join(sourceRoot, "src/renderer/index.ts"), out: "renderer-index" },
       { in: join(sourceRoot, "src/video/index.ts"), out: "video-index" },
-      { in: join(sourceRoot, "src/renderer/frame-process.ts"), out: "renderer/frame-process" },
+      ...(existsSync(frameProcess) ? [{ in: frameProcess, out: "renderer/frame-process" }] : []),
     ],
     bundle: true,
     platform: "node",
@@ -81,7 +85,7 @@ let taskNumber = 0;
 
 /**
  * CPU milliseconds used so far by this process and its waited-for children
- * (the frame process, ffmpeg): /proc/self/stat utime, stime, cutime, cstime.
+ * (ffmpeg, and a frame process where a tree has one): /proc/self/stat utime, stime, cutime, cstime.
  */
 function cpuMs() {
   const stat = readFileSync("/proc/self/stat", "utf8");

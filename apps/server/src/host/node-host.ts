@@ -21,7 +21,7 @@ import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
-import { createSyntheticRenderer, type FrameSynthesis } from "../renderer/index.js";
+import { createSyntheticRenderer } from "../renderer/index.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js";
 import { createWebhookTransport } from "../webhooks/index.js";
@@ -207,7 +207,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   };
 }
 
-/** The configured renderer, and the startup line that says how it makes frames. */
+/** The configured renderer, and the startup lines that say which it is and whether it keeps up. */
 function createRenderer(
   config: ServerConfig,
   storage: VideoFileStorage,
@@ -224,28 +224,13 @@ function createRenderer(
   return {
     renderer,
     logRenderer: () => {
-      logFrameSynthesis(renderer.frameSynthesis, logger);
+      logger.info({ renderer: "synthetic" }, "renderer: synthetic videos drawn and encoded by ffmpeg");
       if (capacity) {
         const { message, ...fields } = capacity;
         logger.warn({ renderer: "synthetic", ...fields, wayOut: "GENVIDEO_RENDERER=fixture" }, message);
       }
     },
   };
-}
-
-function logFrameSynthesis(frameSynthesis: FrameSynthesis, logger: Logger): void {
-  if (frameSynthesis.mode === "process") {
-    logger.info(
-      { renderer: "synthetic", frameSynthesis: "process", frameProcessEntry: frameSynthesis.entry },
-      "renderer: frames made in a child process",
-    );
-  } else {
-    // Still renders, but pixel work then shares the event loop's process: worth a warning.
-    logger.warn(
-      { renderer: "synthetic", frameSynthesis: "in-process", reason: frameSynthesis.reason },
-      "renderer: frames made in the server process",
-    );
-  }
 }
 
 /** A port taken or an address not ours is a configuration problem: say which setting. */

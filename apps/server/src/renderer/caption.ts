@@ -1,4 +1,5 @@
 import { drawTextLine, FONT_CELL_HEIGHT, FONT_CELL_WIDTH, toFontText } from "./bitmap-font.js";
+import type { FrameSize } from "./output-geometry.js";
 
 /** A straight (not premultiplied) RGBA image to composite over frames. */
 export interface Overlay {
@@ -53,4 +54,22 @@ export function renderCaption(text: string, frameWidth: number, frameHeight: num
     drawTextLine(rgba, width, line, padding, padding + index * lineHeight, scale);
   });
   return { rgba, width, height };
+}
+
+/** Draws a caption band over the bottom of a raw RGB picture of `size`, in place (straight-alpha "over"). */
+export function drawCaption(rgb: Buffer, size: FrameSize, caption: Overlay): void {
+  const top = size.height - caption.height;
+  for (let y = Math.max(0, -top); y < caption.height; y++) {
+    const row = top + y;
+    for (let x = 0; x < Math.min(caption.width, size.width); x++) {
+      const source = (y * caption.width + x) * 4;
+      const alpha = caption.rgba[source + 3]! / 255;
+      if (alpha === 0) continue;
+      const target = (row * size.width + x) * 3;
+      for (let channel = 0; channel < 3; channel++) {
+        const under = rgb[target + channel]!;
+        rgb[target + channel] = Math.round(under + (caption.rgba[source + channel]! - under) * alpha);
+      }
+    }
+  }
 }

@@ -1,14 +1,9 @@
-import { type ChildProcess, execFile, fork, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { getPriority, setPriority } from "node:os";
 import type { Writable } from "node:stream";
-import type { FrameJob, FrameProcessReport } from "./frame-process.js";
-import type { FrameProcessLaunch } from "./frame-process-launcher.js";
-import type { FrameSource } from "./frame-sources.js";
-import { writeFrames } from "./frame-writer.js";
-import { InputImageError } from "./input-image.js";
 import type { FrameSize } from "./output-geometry.js";
-import { yuvFrameBytes } from "./yuv-frame.js";
+import type { Scene } from "./scene-graph.js";
 
 export interface EncodeOptions {
   ffmpegPath: string;
@@ -16,48 +11,49 @@ export interface EncodeOptions {
   fps: number;
   frameCount: number;
   outputPath: string;
-  /** Added to this process's nice value for the render's processes, so they yield the CPU to request handling. */
+  /** Added to this process's nice value for ffmpeg, so it yields the CPU to request handling. */
   niceness: number;
 }
 
-/**
- * Where frames come from: a frame process writing straight into ffmpeg's stdin
- * (the default, nothing on the event loop), or a source in this process.
- */
-export type FrameFeed =
-  | { kind: "process"; launch: FrameProcessLaunch; job: FrameJob }
-  | { kind: "in-process"; frames: FrameSource };
-
-/** ffmpeg or the frame process failed; the render fails as GENERATION_FAILED. */
+/** ffmpeg failed; the render fails as GENERATION_FAILED. */
 export class EncoderError extends Error {
   override name = "EncoderError";
 }
 
 const STDERR_KEPT = 4096;
+/** The first file descriptor of ffmpeg's picture pipes (0 to 2 are stdin, stdout, stderr). */
+const FIRST_PICTURE_FD = 3;
 
-function ffmpegArguments(options: EncodeOptions): string[] {
-  const { size, fps, frameCount, outputPath } = options;
+function ffmpegArguments(scene: Scene, options: EncodeOptions): string[] {
+  const { fps, frameCount, outputPath } = options;
+  const inputs = scene.pictures.flatMap((picture, index) => [
+    ...["-f", "rawvideo", "-pix_fmt", picture.channels === 4 ? "rgba" : "rgb24"],
+    ...["-s", `${picture.width}x${picture.height}`, "-framerate", String(fps)],
+    ...["-i", `pipe:${FIRST_PICTURE_FD + index}`],
+  ]);
   return [
-    ...["-hide_banner", "-loglevel", "error"],
-    // Frames arrive as I420 in BT.601 limited range (yuv-frame.ts): nothing to convert.
+    ...["-hide_banner", "-loglevel", "error", "-nostdin", "-filter_complex_threads", "1"],
+    ...inputs,
     ...[
-      "-f",
-      "rawvideo",
-      "-pix_fmt",
-      "yuv420p",
-      "-s",
-      `${size.width}x${size.height}`,
-      "-framerate",
+      "-filter_complex",
+      scene.filter,
+      "-map",
+      "[video]",
+      "-frames:v",
+      String(frameCount),
+      "-r",
       String(fps),
     ],
-    ...["-i", "pipe:0", "-frames:v", String(frameCount)],
-    // High profile yuv420p is what every browser's <video> decodes; faststart puts
-    // the index first so playback starts before the download ends. ultrafast, with
-    // CABAC and 8x8 transforms kept (they make it High profile and cost little):
-    // frames differ only where something moves, which even ultrafast codes well.
-    // One thread: a 5 s clip is too short for threads to repay their start-up.
-    ...["-c:v", "libx264", "-preset", "ultrafast", "-tune", "stillimage", "-crf", "20"],
-    ...["-x264-params", "cabac=1:8x8dct=1", "-threads", "1", "-profile:v", "high", "-pix_fmt", "yuv420p"],
+    // High profile yuv420p is what every browser's <video> decodes; faststart puts the index first
+    // so playback starts before the download ends. ultrafast, with CABAC and 8x8 transforms kept
+    // (they make it High profile and cost little). A constant QP rather than CRF: CRF lowers the
+    // QP of frames that barely change, so x264 re-codes a held picture frame after frame to refine
+    // it (three times the CPU of the whole render); at a constant QP a frame that repeats the one
+    // before is skipped for almost nothing. One thread: a 5 s clip is too short for threads to
+    // repay their start-up.
+    ...["-c:v", "libx264", "-preset", "ultrafast", "-qp", "20", "-x264-params", "cabac=1:8x8dct=1"],
+    ...["-threads", "1", "-profile:v", "high", "-pix_fmt", "yuv420p"],
+    // swscale turns the RGB pictures into YUV with BT.601 limited-range coefficients: say so.
     ...["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"],
     ...["-color_range", "tv", "-movflags", "+faststart", "-f", "mp4", "-y", outputPath],
   ];
@@ -86,10 +82,6 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   });
 }
 
-function kill(child: ChildProcess | undefined): void {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-}
-
 function tail(stream: NodeJS.ReadableStream | null): () => string {
   let text = "";
   stream?.setEncoding("utf8");
@@ -100,92 +92,41 @@ function tail(stream: NodeJS.ReadableStream | null): () => string {
 }
 
 /**
- * Encodes the frames to an H.264 MP4 at `outputPath` with ffmpeg. Resolves
- * when ffmpeg has written the file; on abort or any failure, kills every
- * process of the render and rejects only after they have exited, so the
- * caller can delete the partial file without a process writing it again.
+ * Makes the scene into an H.264 MP4 at `outputPath` with one ffmpeg process:
+ * each picture goes in once over a pipe of its own, ffmpeg's filters make the
+ * frames. Resolves when ffmpeg has written the file; on abort or any failure,
+ * kills ffmpeg and rejects only after it has exited, so the caller can delete
+ * the partial file without a process writing it again.
  */
-export async function encodeH264(
-  feed: FrameFeed,
-  options: EncodeOptions,
-  signal: AbortSignal,
-): Promise<void> {
+export async function encodeH264(scene: Scene, options: EncodeOptions, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
-  let failure: unknown;
-  let frameProcess: ChildProcess | undefined;
-  const ffmpeg = spawn(options.ffmpegPath, ffmpegArguments(options), { stdio: ["pipe", "ignore", "pipe"] });
+  const pipes = scene.pictures.map(() => "pipe" as const);
+  const ffmpeg = spawn(options.ffmpegPath, ffmpegArguments(scene, options), {
+    stdio: ["ignore", "ignore", "pipe", ...pipes],
+  });
   if (ffmpeg.pid === undefined) {
     const [error] = (await once(ffmpeg, "error")) as [Error];
     throw new EncoderError(`ffmpeg could not start (${options.ffmpegPath}): ${error.message}`);
   }
+  let failure: unknown;
   const fail = (error: unknown) => {
     failure ??= error;
-    kill(ffmpeg);
-    kill(frameProcess);
+    if (ffmpeg.exitCode === null && ffmpeg.signalCode === null) ffmpeg.kill("SIGKILL");
   };
   const onAbort = () => fail(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   const ffmpegErrors = tail(ffmpeg.stderr);
   const ffmpegExit = exited(ffmpeg);
-  ffmpeg.on("error", (error) => fail(new EncoderError(`ffmpeg could not start: ${error.message}`)));
-  ffmpeg.stdin.on("error", (error) =>
-    fail(new EncoderError(`ffmpeg stopped reading frames: ${error.message}`)),
-  );
+  ffmpeg.on("error", (error) => fail(new EncoderError(`ffmpeg failed: ${error.message}`)));
   lowerPriority(ffmpeg, options.niceness);
-
-  const processes: Promise<unknown>[] = [ffmpegExit];
-  if (feed.kind === "process") {
-    processes.push(runFrameProcess(feed, ffmpeg.stdin, options, fail, (child) => (frameProcess = child)));
-  } else {
-    const frameBytes = yuvFrameBytes(options.size);
-    processes.push(
-      writeFrames(feed.frames, ffmpeg.stdin, {
-        frameCount: options.frameCount,
-        frameBytes,
-        end: true,
-        stopped: () => failure !== undefined,
-      }).catch(fail),
-    );
-  }
-  await Promise.all(processes);
+  scene.pictures.forEach((picture, index) => {
+    const input = ffmpeg.stdio[FIRST_PICTURE_FD + index] as Writable;
+    // A pipe ffmpeg closed early means it failed; its exit code and stderr say why.
+    input.on("error", () => {});
+    input.end(picture.pixels);
+  });
+  const { code, signal: exitSignal } = await ffmpegExit;
   signal.removeEventListener("abort", onAbort);
   if (failure !== undefined) throw failure;
-  const { code, signal: exitSignal } = await ffmpegExit;
   if (code !== 0) throw new EncoderError(`ffmpeg exited with ${code ?? exitSignal}: ${ffmpegErrors()}`);
-}
-
-/**
- * Starts the frame process with ffmpeg's stdin as its stdout, then lets go of
- * this process's end of that pipe: ffmpeg sees the end of input exactly when
- * the frame process exits. Resolves once it has exited.
- */
-async function runFrameProcess(
-  feed: Extract<FrameFeed, { kind: "process" }>,
-  ffmpegInput: Writable,
-  options: EncodeOptions,
-  fail: (error: unknown) => void,
-  started: (child: ChildProcess) => void,
-): Promise<void> {
-  const child = fork(feed.launch.entry, [], {
-    execArgv: feed.launch.execArgv,
-    stdio: ["ignore", ffmpegInput, "pipe", "ipc"],
-    serialization: "advanced",
-  });
-  started(child);
-  ffmpegInput.destroy();
-  lowerPriority(child, options.niceness);
-  const errors = tail(child.stderr);
-  let report: FrameProcessReport | undefined;
-  child.on("message", (message: FrameProcessReport) => {
-    report = message;
-  });
-  child.on("error", (error) => fail(new EncoderError(`frame process failed: ${error.message}`)));
-  child.send(feed.job);
-  const { code, signal } = await exited(child);
-  if (report?.type === "error") {
-    const ErrorType = report.name === "InputImageError" ? InputImageError : EncoderError;
-    fail(new ErrorType(report.message));
-  } else if (code !== 0 || report?.type !== "done") {
-    fail(new EncoderError(`frame process exited with ${code ?? signal}: ${errors()}`));
-  }
 }

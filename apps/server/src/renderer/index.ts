@@ -1,11 +1,5 @@
 export { resolveFfmpegPath } from "./ffmpeg-path.js";
-export { type FrameProcessLaunch, locateFrameProcess } from "./frame-process-launcher.js";
 export { EncoderError } from "./h264-encoder.js";
 export { InputImageError } from "./input-image.js";
 export { type FrameSize, outputSize } from "./output-geometry.js";
-export {
-  createSyntheticRenderer,
-  type FrameSynthesis,
-  type SyntheticRenderer,
-  type SyntheticRendererOptions,
-} from "./synthetic-renderer.js";
+export { createSyntheticRenderer, type SyntheticRendererOptions } from "./synthetic-renderer.js";

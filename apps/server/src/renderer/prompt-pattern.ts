@@ -96,18 +96,13 @@ ${blobs}
 }
 
 /**
- * The pattern at frame size as raw RGB, and the same turned by the look's hue
- * spin: the first and last pictures of a text video. Rendered once per video.
+ * The pattern at frame size as raw RGB: the first picture of a text video
+ * (ffmpeg turns its hues for the last). Rendered once per video.
  */
-export async function renderPatternPair(look: PromptLook, frame: FrameSize): Promise<[Buffer, Buffer]> {
-  const first = await sharp(Buffer.from(patternCanvasSvg(look, frame, frame)))
+export async function renderPattern(look: PromptLook, frame: FrameSize): Promise<Buffer> {
+  return sharp(Buffer.from(patternCanvasSvg(look, frame, frame)))
     .resize(frame.width, frame.height, { fit: "fill" })
     .removeAlpha()
     .raw()
     .toBuffer();
-  const last = await sharp(first, { raw: { ...frame, channels: 3 } })
-    .modulate({ hue: look.hueSpin })
-    .raw()
-    .toBuffer();
-  return [first, last];
 }

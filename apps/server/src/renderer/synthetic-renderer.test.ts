@@ -11,7 +11,6 @@ import {
   topLevelBoxes,
 } from "../../test/support/decode-video.js";
 import { LocalVideoStorage } from "../video/local-video-storage.js";
-import { locateFrameProcess } from "./frame-process-launcher.js";
 import { createSyntheticRenderer, type SyntheticRendererOptions } from "./synthetic-renderer.js";
 
 // H.264 at CRF 20 plus 4:2:0 chroma subsampling loses a little; on smooth test
@@ -130,45 +129,33 @@ describe("text to video", () => {
 });
 
 describe("frame to frame", () => {
-  it.each([
-    ["a frame process", "process"],
-    ["this process", "in-process"],
-  ] as const)(
-    "starts on the fitted start image and ends on the fitted end image (frames made in %s)",
-    async (_, frameSynthesis) => {
-      const start = await imageDataUri(
-        sceneSvg(400, 300, "#e04a1f", "#f6c24b", '<circle cx="120" cy="150" r="70" fill="#2a9d8f"/>'),
-        "jpeg",
-      );
-      const end = await imageDataUri(
-        sceneSvg(
-          300,
-          400,
-          "#1d3557",
-          "#a8dadc",
-          '<rect x="80" y="120" width="140" height="160" fill="#f1faee"/>',
-        ),
-      );
-      const path = await renderFile(
-        { prompt: "sunset to night", start_frame: start, end_frame: end },
-        "16:9",
-        {
-          frameSynthesis,
-        },
-      );
-      const [first, middle, last] = await Promise.all([
-        decodeFrame(path, 0, 160, 90),
-        decodeFrame(path, 6, 160, 90),
-        decodeFrame(path, 11, 160, 90),
-      ]);
-      const [startFitted, endFitted] = await Promise.all([fitted(start, 160, 90), fitted(end, 160, 90)]);
-      expect(meanAbsoluteError(first, startFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
-      expect(meanAbsoluteError(last, endFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
-      // The middle is a blend: far from both ends.
-      expect(meanAbsoluteError(middle, startFitted, 160)).toBeGreaterThan(15);
-      expect(meanAbsoluteError(middle, endFitted, 160)).toBeGreaterThan(15);
-    },
-  );
+  it("starts on the fitted start image and ends on the fitted end image", async () => {
+    const start = await imageDataUri(
+      sceneSvg(400, 300, "#e04a1f", "#f6c24b", '<circle cx="120" cy="150" r="70" fill="#2a9d8f"/>'),
+      "jpeg",
+    );
+    const end = await imageDataUri(
+      sceneSvg(
+        300,
+        400,
+        "#1d3557",
+        "#a8dadc",
+        '<rect x="80" y="120" width="140" height="160" fill="#f1faee"/>',
+      ),
+    );
+    const path = await renderFile({ prompt: "sunset to night", start_frame: start, end_frame: end });
+    const [first, middle, last] = await Promise.all([
+      decodeFrame(path, 0, 160, 90),
+      decodeFrame(path, 6, 160, 90),
+      decodeFrame(path, 11, 160, 90),
+    ]);
+    const [startFitted, endFitted] = await Promise.all([fitted(start, 160, 90), fitted(end, 160, 90)]);
+    expect(meanAbsoluteError(first, startFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
+    expect(meanAbsoluteError(last, endFitted, 160)).toBeLessThan(FRAME_MATCH_BOUND);
+    // The middle is a blend: far from both ends.
+    expect(meanAbsoluteError(middle, startFitted, 160)).toBeGreaterThan(15);
+    expect(meanAbsoluteError(middle, endFitted, 160)).toBeGreaterThan(15);
+  });
 });
 
 describe("reference images", () => {
@@ -189,19 +176,27 @@ describe("reference images", () => {
   });
 });
 
-describe("frame process", () => {
-  it("is found next to the sources, so tests exercise the default (out-of-process) path", () => {
-    expect(locateFrameProcess()?.entry).toMatch(/frame-process\.ts$/);
+describe("timings the default clip does not have", () => {
+  it("renders more reference images than frames: every frame still comes out", async () => {
+    const images = await Promise.all(
+      ["#d62828", "#2a9d8f", "#3a0ca3", "#f4a261"].map((colour) =>
+        imageDataUri(sceneSvg(64, 64, colour, colour, "")),
+      ),
+    );
+    const path = await renderFile({ prompt: "four looks", reference_images: images }, "16:9", { fps: 2 });
+    expect(await probeVideo(path)).toMatchObject({ codecName: "h264", frameCount: 2 });
   });
 
-  it("says where frames are made, for the startup log", () => {
-    expect(createSyntheticRenderer({ storage }).frameSynthesis).toEqual({
-      mode: "process",
-      entry: locateFrameProcess()?.entry,
-    });
-    expect(createSyntheticRenderer({ storage, frameSynthesis: "in-process" }).frameSynthesis).toEqual({
-      mode: "in-process",
-      reason: "configured",
+  it.each([
+    ["a frame rate that is not whole", { fps: 12.5 }, 13],
+    ["a single frame", { fps: 1 }, 1],
+  ] as const)("renders %s", async (_, timing, frames) => {
+    const path = await renderFile({ prompt: "odd timing" }, "1:1", timing);
+    expect(await probeVideo(path)).toMatchObject({
+      codecName: "h264",
+      width: 120,
+      height: 120,
+      frameCount: frames,
     });
   });
 });
@@ -232,7 +227,7 @@ describe("failures", () => {
     ).rejects.toThrow(/ffmpeg/);
   });
 
-  it("stops on abort: ffmpeg and the frame process are killed, the promise rejects and no partial file remains", async () => {
+  it("stops on abort: ffmpeg is killed, the promise rejects and no partial file remains", async () => {
     const renderer = createSyntheticRenderer({ storage, width: 640, fps: 24, durationSeconds: 60 });
     const controller = new AbortController();
     const taskId = nextTaskId();
@@ -240,8 +235,8 @@ describe("failures", () => {
       { taskId, request: requestOf({ prompt: "long" }), aspectRatio: "16:9" },
       controller.signal,
     );
-    await waitFor(async () => (await encodersFor(taskId)).length > 0 && (await frameProcesses()).length > 0);
-    const pids = [...(await encodersFor(taskId)), ...(await frameProcesses())];
+    await waitFor(async () => (await encodersFor(taskId)).length > 0);
+    const pids = await encodersFor(taskId);
     controller.abort(new DOMException("deadline", "AbortError"));
     await expect(rendering).rejects.toThrow("deadline");
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
@@ -257,19 +252,6 @@ async function encodersFor(taskId: string): Promise<number[]> {
     if (!/^\d+$/.test(entry)) continue;
     const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
     if (commandLine.includes("ffmpeg") && commandLine.includes(taskId)) pids.push(Number(entry));
-  }
-  return pids;
-}
-
-/** Frame processes started by this test process (Linux /proc). */
-async function frameProcesses(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const status = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const parent = Number(status.slice(status.lastIndexOf(")") + 2).split(" ")[1]);
-    const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (parent === process.pid && commandLine.includes("frame-process")) pids.push(Number(entry));
   }
   return pids;
 }

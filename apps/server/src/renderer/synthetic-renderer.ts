@@ -1,10 +1,9 @@
 import type { Renderer, RenderJob } from "@genvideo/engine";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 import { resolveFfmpegPath } from "./ffmpeg-path.js";
-import { locateFrameProcess } from "./frame-process-launcher.js";
-import { framesFor } from "./frame-sources.js";
-import { encodeH264, type FrameFeed } from "./h264-encoder.js";
+import { encodeH264 } from "./h264-encoder.js";
 import { outputSize } from "./output-geometry.js";
+import { sceneFor } from "./scene.js";
 
 export const DEFAULT_BASE_WIDTH = 640;
 export const DEFAULT_FPS = 24;
@@ -23,42 +22,26 @@ export interface SyntheticRendererOptions {
   /** The ffmpeg binary. Default `FFMPEG_PATH`, else the one inside `@ffmpeg-installer/ffmpeg`. */
   ffmpegPath?: string;
   /**
-   * Added to the server's nice value for the render's processes (frame
-   * process and ffmpeg; Unix), so they give way to the process answering
-   * requests on a busy machine. Default 10; 0 leaves them at the server's.
+   * Added to the server's nice value for the render's ffmpeg process (Unix),
+   * so it gives way to the process answering requests on a busy machine.
+   * Default 10; 0 leaves it at the server's.
    */
   encoderNiceness?: number;
-  /**
-   * Where frames are made: `"process"` (default) in a child Node process that
-   * writes straight into ffmpeg, or `"in-process"` on sharp's thread pool in
-   * this process (what "process" falls back to when its entry file is missing).
-   */
-  frameSynthesis?: "process" | "in-process";
-  /** Path of the frame process entry when it is not where the bundle puts it (`dist/renderer/frame-process.js`). */
-  frameProcessEntry?: string;
-}
-
-/** Where a renderer makes its frames, for the startup log: a fallback to in-process is worth knowing about. */
-export type FrameSynthesis =
-  | { mode: "process"; entry: string }
-  | { mode: "in-process"; reason: "configured" | "frame process entry not found" };
-
-export interface SyntheticRenderer extends Renderer {
-  readonly frameSynthesis: FrameSynthesis;
 }
 
 /**
  * The reference server's renderer: a real H.264 MP4 per task whose frames
- * follow the request (see docs/renderer.md). Frames are made by sharp in a
- * child Node process that writes them straight into ffmpeg's stdin, both at a
- * lower CPU priority, so the server's event loop only starts them and waits.
+ * follow the request (see docs/renderer.md). The pictures a video is made of
+ * are drawn once in this process (sharp, on libuv's thread pool); one ffmpeg
+ * process, at a lower CPU priority, makes every frame from them with its own
+ * filters and encodes them, so the event loop only starts it and waits.
  *
  * @example
  * const storage = new LocalVideoStorage({ dir, publicUrl, signingKey });
  * const renderer = createSyntheticRenderer({ storage });
  * const { videoKey } = await renderer.render({ taskId, request, aspectRatio: "16:9" }, signal);
  */
-export function createSyntheticRenderer(options: SyntheticRendererOptions): SyntheticRenderer {
+export function createSyntheticRenderer(options: SyntheticRendererOptions): Renderer {
   const baseWidth = options.width ?? DEFAULT_BASE_WIDTH;
   const fps = options.fps ?? DEFAULT_FPS;
   const durationSeconds = options.durationSeconds ?? DEFAULT_DURATION_SECONDS;
@@ -73,27 +56,15 @@ export function createSyntheticRenderer(options: SyntheticRendererOptions): Synt
   const ffmpegPath = options.ffmpegPath ?? resolveFfmpegPath();
   const niceness = options.encoderNiceness ?? DEFAULT_ENCODER_NICENESS;
   const { storage } = options;
-  const frameProcess =
-    options.frameSynthesis === "in-process" ? undefined : locateFrameProcess(options.frameProcessEntry);
-  const frameSynthesis: FrameSynthesis = frameProcess
-    ? { mode: "process", entry: frameProcess.entry }
-    : {
-        mode: "in-process",
-        reason: options.frameSynthesis === "in-process" ? "configured" : "frame process entry not found",
-      };
 
   return {
-    frameSynthesis,
     async render(job: RenderJob, signal: AbortSignal): Promise<{ videoKey: string }> {
       signal.throwIfAborted();
       const size = outputSize(job.aspectRatio, baseWidth);
       const outputPath = await storage.stagingPath(job.taskId);
       try {
-        const plan = { size, frameCount, fps };
-        const feed: FrameFeed = frameProcess
-          ? { kind: "process", launch: frameProcess, job: { request: job.request, ...plan } }
-          : { kind: "in-process", frames: await framesFor(job.request, plan) };
-        await encodeH264(feed, { ffmpegPath, size, fps, frameCount, outputPath, niceness }, signal);
+        const scene = await sceneFor(job.request, { size, frameCount, fps });
+        await encodeH264(scene, { ffmpegPath, size, fps, frameCount, outputPath, niceness }, signal);
         signal.throwIfAborted();
         return await storage.put(job.taskId, outputPath);
       } catch (error) {
