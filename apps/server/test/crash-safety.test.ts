@@ -11,9 +11,9 @@ import {
   type RunningServer,
   removeDataDir,
   startServer,
+  startWebhookReceiver,
   temporaryDataDir,
 } from "./support/server-process.js";
-import { startWebhookReceiver } from "./support/webhook-receiver.js";
 
 const dataDir = temporaryDataDir();
 afterAll(() => removeDataDir(dataDir));

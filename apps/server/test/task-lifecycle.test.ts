@@ -12,9 +12,10 @@ import {
   type RunningServer,
   removeDataDir,
   startServer,
+  startWebhookReceiver,
   TEST_WEBHOOK_SECRET,
+  type WebhookReceiver,
 } from "./support/server-process.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.js";
 
 let server: RunningServer;
 let receiver: WebhookReceiver;

@@ -24,6 +24,9 @@ const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
 // dist/testing/ and src/testing/ are equally deep, so serverRoot holds for both.
 const fromSource = import.meta.url.endsWith(".ts");
 
+// Customers' suites that start the server want somewhere for its webhooks to land.
+export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+
 export const TEST_API_KEY = "test_key_0123456789abcdefghij";
 export const TEST_WEBHOOK_SECRET: string = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
 

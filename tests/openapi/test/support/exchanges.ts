@@ -10,9 +10,16 @@ import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { eventually, type RunningServer, runCli, startServer, TEST_API_KEY } from "@genvideo/server/testing";
+import {
+  eventually,
+  type RunningServer,
+  runCli,
+  startServer,
+  startWebhookReceiver,
+  TEST_API_KEY,
+  type WebhookReceiver,
+} from "@genvideo/server/testing";
 import type { RecordedAnswer } from "./switch-upstream.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 /** A real 1×1 PNG. */
 export const PNG =
