@@ -13,7 +13,14 @@ import { eventually, type RunningServer, removeDataDir, startServer } from "@gen
 import { launchChromium } from "@genvideo/server/testing/browser";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audit, fitsViewport, startAttackerPage, startReceiver } from "./support.js";
+import {
+  audit,
+  createKeyInPage,
+  fitsViewport,
+  keyRowId,
+  startAttackerPage,
+  startReceiver,
+} from "./support.js";
 
 let server: RunningServer;
 let browser: Browser;
@@ -62,19 +69,6 @@ async function accountStatus(apiKey: string): Promise<number> {
     .status;
 }
 
-/** The id of the key row whose prefix the key starts with. */
-async function keyRowId(key: string): Promise<string> {
-  const rows = await page.$$eval("tbody tr[id^='key-']", (trs) =>
-    trs.map((tr) => ({
-      id: tr.id,
-      prefix: (tr.querySelector("td.mono")?.textContent ?? "").replace("…", ""),
-    })),
-  );
-  const row = rows.find((r) => r.prefix.length > 6 && key.startsWith(r.prefix));
-  if (!row) throw new Error(`no row for ${key.slice(0, 10)}`);
-  return row.id;
-}
-
 describe("the dashboard in Chromium", () => {
   it("signs in from the link the first start printed, leaving no token in the URL", async () => {
     const link = new URL(printed.link);
@@ -100,7 +94,7 @@ describe("the dashboard in Chromium", () => {
 
     await page.goto(dashboard("/dashboard/keys"));
     expect(await page.content()).not.toContain(key);
-    const row = await keyRowId(key);
+    const row = await keyRowId(page, key);
     expect(await page.locator(`#${row} td[data-last-used]`).textContent()).toBe("never");
 
     const { task_id } = await sdk(key).createTask({ prompt: "made with a dashboard key" });
@@ -119,15 +113,15 @@ describe("the dashboard in Chromium", () => {
 
   it("rotates a key with an overlap; the old key stops at its end, the new one keeps working", async () => {
     await page.goto(dashboard("/dashboard/keys"));
-    const { key: old } = await createKeyInPage("rotated");
+    const { key: old } = await createKeyInPage(page, "rotated");
     await page.goto(dashboard("/dashboard/keys"));
-    await page.locator(`#${await keyRowId(old)} a[href$="/rotate"]`).click();
+    await page.locator(`#${await keyRowId(page, old)} a[href$="/rotate"]`).click();
     await audit(page, "key-rotate");
     await page.getByLabel("1 hour").check();
     await page.getByRole("button", { name: "Rotate key" }).click();
     const fresh = await page.locator("#new-key").inputValue();
     expect(fresh).not.toBe(old);
-    expect(await page.locator(`#${await keyRowId(old)}`).textContent()).toContain("expiring");
+    expect(await page.locator(`#${await keyRowId(page, old)}`).textContent()).toContain("expiring");
 
     // One hour of service time is six real seconds at 600x.
     expect(await accountStatus(old)).toBe(200);
@@ -138,15 +132,15 @@ describe("the dashboard in Chromium", () => {
     );
     expect(await accountStatus(fresh)).toBe(200);
     await page.reload();
-    expect(await page.locator(`#${await keyRowId(old)}`).textContent()).toContain("expired");
+    expect(await page.locator(`#${await keyRowId(page, old)}`).textContent()).toContain("expired");
   });
 
   it("revokes a key behind a confirmation; its next request gets 401", async () => {
     await page.goto(dashboard("/dashboard/keys"));
-    const { key } = await createKeyInPage("to revoke");
+    const { key } = await createKeyInPage(page, "to revoke");
     expect(await accountStatus(key)).toBe(200);
     await page.goto(dashboard("/dashboard/keys"));
-    await page.locator(`#${await keyRowId(key)} a[href$="/revoke"]`).click();
+    await page.locator(`#${await keyRowId(page, key)} a[href$="/revoke"]`).click();
     await audit(page, "key-revoke");
     expect(await accountStatus(key)).toBe(200); // nothing happens before the confirmation
     await page.getByRole("button", { name: "Revoke key" }).click();
@@ -238,6 +232,28 @@ describe("the dashboard in Chromium", () => {
     );
   });
 
+  it("sends a signed test event and keeps it in the delivery log, marked as a test, with its attempt", async () => {
+    await page.goto(dashboard("/dashboard/webhooks"));
+    const seen = receiver.received.length;
+    await page.getByLabel("Receiver URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Send a signed test event" }).click();
+    await page.locator("[role=status]", { hasText: "HTTP 200" }).waitFor();
+    const sent = receiver.received[seen]!;
+    const id = sent.headers["webhook-id"] as string;
+    // A valid completed-task payload (the all-zero task id): the SDK's handler takes it as it is.
+    await expect(
+      verifyWebhook(sent.body, sent.headers as Record<string, string>, printed.webhookSecret),
+    ).resolves.toMatchObject({ success: true, task_id: "00000000-0000-4000-8000-000000000000" });
+
+    await page.goto(dashboard("/dashboard/webhooks"));
+    const logged = page.locator("section[data-test-event]", { hasText: id });
+    expect(await logged.textContent()).toMatch(/delivered[\s\S]*test event[\s\S]*HTTP 200/);
+    await logged.getByRole("button", { name: /Send again/ }).click();
+    await page.locator("[role=status]", { hasText: "HTTP 200" }).waitFor();
+    expect(receiver.received.length).toBe(seen + 2);
+    expect(await page.locator("section[data-test-event]").count()).toBe(2);
+  });
+
   it("rotates the signing secret; a webhook sent during the overlap verifies with both secrets", async () => {
     await page.goto(dashboard("/dashboard/webhooks"));
     await page.getByLabel("24 hours").check();
@@ -305,10 +321,3 @@ describe("the dashboard in Chromium", () => {
     expect(page.url()).toMatch(/\/dashboard\/sign-in$/);
   });
 });
-
-/** Creates a key from the open keys page and returns it as shown once. */
-async function createKeyInPage(name: string): Promise<{ key: string }> {
-  await page.getByLabel("Name").fill(name);
-  await page.getByRole("button", { name: "Create key" }).click();
-  return { key: await page.locator("#new-key").inputValue() };
-}

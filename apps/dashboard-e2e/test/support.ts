@@ -23,9 +23,10 @@ interface AxeViolation {
 /**
  * Runs axe-core on the page in light and dark, and fails on any serious or
  * critical violation. axe is evaluated through the DevTools protocol, which
- * the page's CSP (no inline script) does not govern.
+ * the page's CSP (no inline script) does not govern. `screenshot: false`
+ * keeps a page out of docs/dashboard.md's screenshots.
  */
-export async function audit(page: Page, name: string): Promise<void> {
+export async function audit(page: Page, name: string, { screenshot = true } = {}): Promise<void> {
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
     if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axeSource);
@@ -41,7 +42,8 @@ export async function audit(page: Page, name: string): Promise<void> {
     });
     const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
     expect(serious, `${name} (${colorScheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
-    if (takeScreenshots) await page.screenshot({ path: `${screenshotsDir}${name}-${colorScheme}.png` });
+    if (takeScreenshots && screenshot)
+      await page.screenshot({ path: `${screenshotsDir}${name}-${colorScheme}.png` });
   }
   await page.emulateMedia({ colorScheme: "light" });
 }
@@ -106,4 +108,24 @@ export async function startAttackerPage(target: string): Promise<{ url: string; 
         server.close(() => resolve());
       }),
   };
+}
+
+/** The id of the key row (on the open keys page) whose prefix the key starts with. */
+export async function keyRowId(page: Page, key: string): Promise<string> {
+  const rows = await page.$$eval("tbody tr[id^='key-']", (trs) =>
+    trs.map((tr) => ({
+      id: tr.id,
+      prefix: (tr.querySelector("td.mono")?.textContent ?? "").replace("…", ""),
+    })),
+  );
+  const row = rows.find((r) => r.prefix.length > 6 && key.startsWith(r.prefix));
+  if (!row) throw new Error(`no row for ${key.slice(0, 10)}`);
+  return row.id;
+}
+
+/** Creates a key from the open keys page and returns it as shown once. */
+export async function createKeyInPage(page: Page, name: string): Promise<{ key: string }> {
+  await page.getByLabel("Name").fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  return { key: await page.locator("#new-key").inputValue() };
 }

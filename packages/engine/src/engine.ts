@@ -65,6 +65,12 @@ export interface Engine {
   /** Resolves when no render or webhook delivery started by this engine is in flight. */
   idle(): Promise<void>;
   /**
+   * Writes the API keys' "last used" times noted since the last write (one
+   * transaction, coalesced per key); `tick()` does it too. For hosts whose
+   * process answers requests but never ticks (an API-only process).
+   */
+  flushKeyUsage(): Promise<number>;
+  /**
    * Ticks and waits for what each tick started, again and again, until a tick
    * finds nothing to do: after it, the store reflects everything due at
    * `clock.now()`. For tests and the mock (renders and sends there are quick).
@@ -169,6 +175,7 @@ export function createEngine(options: EngineOptions): Engine {
     config,
     tick: () => tick(false),
     idle,
+    flushKeyUsage: () => keyUsage.flush(store),
     async runUntilIdle() {
       const total: TickReport = {
         now: clock.now(),

@@ -33,6 +33,7 @@ import { newToken, SESSION_TTL_MS, sessionCookieName, tokenHash } from "./sessio
 import { SignInLimiter } from "./sign-in-limiter.js";
 import { liveTaskStream } from "./task-stream.js";
 import {
+  decodeCursor,
   encodeCursor,
   listQueryString,
   parseTaskListQuery,
@@ -41,7 +42,12 @@ import {
   taskListBody,
   taskPageBody,
 } from "./tasks-pages.js";
-import { type TestEventOutcome, webhooksPageBody } from "./webhooks-pages.js";
+import {
+  type LoggedEvent,
+  loggedTestEvent,
+  type TestEventOutcome,
+  webhooksPageBody,
+} from "./webhooks-pages.js";
 
 export interface DashboardOptions {
   db: Kysely<Database>;
@@ -57,6 +63,8 @@ export interface DashboardOptions {
   logger: Logger;
   /** How often a live task list polls the database (real ms); default 500. */
   pollIntervalMs?: number;
+  /** GENVIDEO_TIME_SCALE: service ms per real ms; default 1. */
+  timeScale?: number;
 }
 
 export interface Dashboard {
@@ -72,6 +80,13 @@ interface DashboardEnv {
 const PUBLIC_PATHS = new Set(["/dashboard/sign-in", "/dashboard/assets/app.css", "/dashboard/assets/app.js"]);
 const LIST_PAGE_SIZE = 50;
 const TEST_EVENT_TIMEOUT_MS = 35_000;
+const TEST_EVENT_TASK_ID = "00000000-0000-4000-8000-000000000000";
+/**
+ * How late (real time) a task may become visible after a newer one and still
+ * reach an open list: a slow create request, or the clocks of processes on one
+ * PostgreSQL a little apart.
+ */
+const LATE_COMMIT_MS = 10_000;
 /** Remembered create-form nonces: a reloaded POST must not make (and show) a second key. */
 const USED_FORM_NONCES_MAX = 1000;
 
@@ -235,6 +250,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         since: query.cursor ? undefined : decodeSince(c.req.query("since")),
         watch: (c.req.query("watch") ?? "").split(",").filter((id) => /^[0-9a-f-]{36}$/.test(id)),
         intervalMs: options.pollIntervalMs ?? 500,
+        lookbackMs: LATE_COMMIT_MS * (options.timeScale ?? 1),
         closing: closing.signal,
       }),
     );
@@ -395,15 +411,21 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   ) => {
     const viewer = view(c);
     const cursor = decodeSince(c.req.query("after"));
-    const [secrets, events] = await Promise.all([
+    const [secrets, taskEvents, testEvents] = await Promise.all([
       queries.webhookSecretTimes(viewer.accountId),
       queries.listWebhookEvents(viewer.accountId, LIST_PAGE_SIZE, cursor),
+      queries.listTestEvents(viewer.accountId, LIST_PAGE_SIZE, cursor),
     ]);
-    const attempts = await queries.webhookAttempts(events.map((e) => e.id));
-    const withAttempts = events.map((event) => ({
-      ...event,
-      attempts: attempts.filter((attempt) => attempt.eventId === event.id),
-    }));
+    // One log, newest first: a page of each kind after the cursor, merged, cut to a page.
+    const events: LoggedEvent[] = [
+      ...taskEvents.map((e) => ({ ...e, attempts: [] })),
+      ...testEvents.map(loggedTestEvent),
+    ]
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, LIST_PAGE_SIZE);
+    const attempts = await queries.webhookAttempts(events.filter((e) => !e.test).map((e) => e.id));
+    for (const event of events)
+      if (!event.test) event.attempts = attempts.filter((attempt) => attempt.eventId === event.id);
     const last = events.at(-1);
     const nextPage =
       events.length === LIST_PAGE_SIZE && last
@@ -418,7 +440,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         webhooksPageBody(viewer, {
           secrets,
           serviceNow: options.serviceNow(),
-          events: withAttempts,
+          events,
           ...(nextPage ? { nextPage } : {}),
           ...extra,
         }),
@@ -455,19 +477,35 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       .filter((s) => s.expiresAt === null || s.expiresAt > now)
       .sort((a, b) => b.createdAt - a.createdAt)
       .map((s) => s.secret);
+    // A completed task's payload, valid for receivers that parse it (the SDK's verifyWebhook
+    // does): the all-zero task id and its video URL, which no real task ever has.
     const body = JSON.stringify({
       success: true,
       message: "Test event from the genvideo dashboard",
-      task_id: "00000000-0000-4000-8000-000000000000",
-      video_url: null,
+      task_id: TEST_EVENT_TASK_ID,
+      video_url: new URL(`/videos/${TEST_EVENT_TASK_ID}.mp4`, options.publicUrl).href,
     });
     const id = `msg_test_${crypto.randomUUID().replaceAll("-", "")}`;
     const headers = await signWebhook(id, Math.floor(wallNow() / 1000), body, secrets);
+    const startedAt = options.serviceNow();
     // The sender applies the callback rules (https and public targets unless insecure callbacks are allowed).
     const outcome = await options.sender.send(
       { url: parsed.href, headers: { ...headers }, body },
       AbortSignal.timeout(TEST_EVENT_TIMEOUT_MS),
     );
+    // Kept for the delivery log, marked as a test, like a task's event with its one attempt.
+    await queries.insertTestEvent({
+      id,
+      accountId: viewer.accountId,
+      url: parsed.href,
+      payload: body,
+      createdAt: startedAt,
+      durationMs: outcome.durationMs,
+      statusCode: outcome.statusCode,
+      error: outcome.ok ? null : outcome.error,
+      responseExcerpt: outcome.responseExcerpt ?? null,
+    });
+    options.logger.info({ accountId: viewer.accountId, eventId: id }, "dashboard sent a test event");
     return webhooksPage(c, {
       testOutcome: {
         url: parsed.href,
@@ -521,9 +559,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 }
 
 function decodeSince(text: string | undefined) {
-  if (text === "0_") return { createdAt: 0, id: "" };
-  const match = text ? /^(\d{1,16})_([0-9A-Za-z-]{1,64})$/.exec(text) : null;
-  return match ? { createdAt: Number(match[1]), id: match[2]! } : undefined;
+  return text === "0_" ? { createdAt: 0, id: "" } : decodeCursor(text);
 }
 
 async function formField(c: Context, name: string): Promise<string | undefined> {

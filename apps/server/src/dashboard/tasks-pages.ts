@@ -26,7 +26,8 @@ export function encodeCursor(cursor: Cursor): string {
 
 export function decodeCursor(text: string | undefined): Cursor | undefined {
   if (!text) return undefined;
-  const match = /^(\d{1,16})_([0-9A-Za-z-]{1,64})$/.exec(text);
+  // Ids hold `_` too (webhook events are `msg_<hex>`): the first `_` ends the time.
+  const match = /^(\d{1,16})_([0-9A-Za-z_-]{1,64})$/.exec(text);
   return match ? { createdAt: Number(match[1]), id: match[2]! } : undefined;
 }
 

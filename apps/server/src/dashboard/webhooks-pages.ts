@@ -1,6 +1,7 @@
 /** The webhooks page: signing secrets and their rotation, a test event, the delivery log. */
 import type { WebhookEventWithAttempts } from "@genvideo/engine";
 import { html } from "hono/html";
+import type { TestEventRecord } from "../store/dashboard-queries.js";
 import { formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 
@@ -18,6 +19,39 @@ export interface TestEventOutcome {
   durationMs: number;
 }
 
+/** An event of the delivery log: a task's, or (`test`) a test event sent from this page. */
+export type LoggedEvent = WebhookEventWithAttempts & { test?: boolean };
+
+/** A test event as the delivery log shows it: its one attempt, no task, no next retry. */
+export function loggedTestEvent(event: TestEventRecord): LoggedEvent {
+  const ok = event.statusCode !== null && event.statusCode >= 200 && event.statusCode < 300 && !event.error;
+  return {
+    id: event.id,
+    taskId: "",
+    accountId: event.accountId,
+    url: event.url,
+    payload: event.payload,
+    state: ok ? "delivered" : "failed",
+    attemptCount: 1,
+    nextAttemptAt: null,
+    createdAt: event.createdAt,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    test: true,
+    attempts: [
+      {
+        eventId: event.id,
+        attempt: 1,
+        startedAt: event.createdAt,
+        durationMs: event.durationMs,
+        statusCode: event.statusCode,
+        error: event.error,
+        responseExcerpt: event.responseExcerpt,
+      },
+    ],
+  };
+}
+
 function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): string {
   if (attempt.statusCode !== null && attempt.error === null) return `HTTP ${attempt.statusCode}`;
   if (attempt.statusCode !== null) return `HTTP ${attempt.statusCode}: ${attempt.error}`;
@@ -30,17 +64,31 @@ function responseExcerpt(attempt: WebhookEventWithAttempts["attempts"][number]):
   return html`<details><summary>Excerpt</summary><pre class="excerpt">${attempt.responseExcerpt}</pre></details>`;
 }
 
+/** What the delivery log says an event is about: its task, or that it was a test. */
+function eventSubject(event: LoggedEvent): Html {
+  if (event.test) return html`· ${stateBadge("test", "test event")}`;
+  return html`· task <a class="mono" href="/dashboard/tasks/${event.taskId}">${event.taskId}</a>`;
+}
+
+/** The delivery log's button of an event: redeliver a task's event, send a test event again. */
+function eventAction(event: LoggedEvent, viewer: Viewer): Html {
+  if (event.test)
+    return html`<form method="post" action="/dashboard/webhooks/test">${csrfField(viewer)}<input type="hidden" name="url" value="${event.url}"><button class="secondary" type="submit">Send again<span class="skip"> a test event to ${event.url}</span></button></form>`;
+  return html`<form method="post" action="/dashboard/tasks/${event.taskId}/redeliver">${csrfField(viewer)}<input type="hidden" name="back" value="webhooks"><button class="secondary" type="submit">Redeliver<span class="skip"> ${event.id}</span></button></form>`;
+}
+
 /**
  * The events with their attempts. Given a viewer (the delivery log), each
- * event also links its task and has its own redeliver button.
+ * event also says what it is about (its task, or a test) and has its button.
  */
-export function webhookEventsTable(events: WebhookEventWithAttempts[], viewer?: Viewer): Html {
-  const withTask = viewer !== undefined;
+export function webhookEventsTable(events: LoggedEvent[], viewer?: Viewer): Html {
   if (events.length === 0) return html`<p class="muted">No webhook deliveries yet.</p>`;
   return html`${events.map(
-    (event) => html`<section class="card" aria-label="Delivery ${event.id}">
+    (
+      event,
+    ) => html`<section class="card" aria-label="${event.test ? "Test event" : "Delivery"} ${event.id}"${event.test ? html` data-test-event` : ""}>
 <p>${stateBadge(event.state)} <span class="mono">${event.id}</span> → <span class="mono">${event.url}</span>
-${withTask ? html`· task <a class="mono" href="/dashboard/tasks/${event.taskId}">${event.taskId}</a>` : ""}</p>
+${viewer ? eventSubject(event) : ""}</p>
 <p class="muted">Created ${formatTime(event.createdAt)} · ${event.attemptCount} attempt(s)${
       event.state === "pending" && event.nextAttemptAt !== null
         ? html` · next attempt ${formatTime(event.nextAttemptAt)}`
@@ -54,11 +102,7 @@ ${
           html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${responseExcerpt(attempt)}</td></tr>`,
       )}</tbody></table></div>`
 }
-${
-  viewer
-    ? html`<form method="post" action="/dashboard/tasks/${event.taskId}/redeliver">${csrfField(viewer)}<input type="hidden" name="back" value="webhooks"><button class="secondary" type="submit">Redeliver<span class="skip"> ${event.id}</span></button></form>`
-    : ""
-}
+${viewer ? eventAction(event, viewer) : ""}
 </section>`,
   )}`;
 }
@@ -75,10 +119,11 @@ ${OVERLAP_CHOICES.map(
 export interface WebhooksPageData {
   secrets: SecretTimes[];
   serviceNow: number;
-  events: WebhookEventWithAttempts[];
+  events: LoggedEvent[];
   nextPage?: string;
   newSecret?: string;
   overlapMs?: number;
+  /** The test event just sent (it heads the delivery log too). */
   testOutcome?: TestEventOutcome;
   problem?: string;
 }
@@ -122,6 +167,7 @@ ${overlapFieldset("Keep the current secret signing for")}
 </form>
 
 <h2>Send a test event</h2>
+<p>A signed test event (<code>task_id</code> all zeros) goes to the URL once, under the same rules as task callbacks, and is kept in the delivery log, marked as a test. It is not retried.</p>
 <form class="stack" method="post" action="/dashboard/webhooks/test">
 ${csrfField(viewer)}
 <label>Receiver URL <input type="url" name="url" required placeholder="https://example.com/webhooks/genvideo"></label>

@@ -134,6 +134,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     sender: webhooks.sender,
     publicUrl,
     serviceNow: () => clock.now(),
+    timeScale: clock.scale,
     logger,
   });
   handler = createRequestHandler({
@@ -153,8 +154,9 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     lastPersist = performance.now();
     await clock.persist();
   };
-  // An API process does no background work, but its clock's heartbeat still tells
-  // the others that the cluster's service time is in use.
+  // An API process does no background work, but it writes the "last used" times of the
+  // keys it authenticated (the dashboard shows them), and its clock's heartbeat still
+  // tells the others that the cluster's service time is in use.
   const worker = works
     ? startWorkerLoop(engine, {
         intervalMs: TICK_INTERVAL_MS,
@@ -165,7 +167,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
         },
       })
     : startWorkerLoop(
-        { tick: async () => undefined },
+        { tick: () => engine.flushKeyUsage() },
         { intervalMs: CLOCK_PERSIST_INTERVAL_MS, logger, afterTick: persistClock },
       );
   const listener = works ? database.listen(() => worker.wake()) : undefined;

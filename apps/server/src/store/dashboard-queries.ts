@@ -6,7 +6,7 @@
  * `(account_id, created_at, id)` indexes (migration 0005).
  */
 import type { LedgerEntry, TaskState, WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import { ledgerFromRow, webhookAttemptFromRow, webhookEventFromRow } from "./rows.js";
 import type { Database, TasksTable } from "./tables.js";
 
@@ -72,6 +72,37 @@ function taskSummary(row: SummaryRow): TaskSummary {
     updatedAt: Number(row.updated_at),
     completedAt: nullableNumber(row.completed_at),
   };
+}
+
+/** A test event sent from the dashboard, with its one attempt (sent once, never retried). */
+export interface TestEventRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  /** Exactly the bytes that were signed and sent. */
+  payload: string;
+  /** Service time the attempt started. */
+  createdAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** The tables whose lists are paged newest first on `(account_id, created_at, id)`. */
+type NewestFirstTable = "tasks" | "ledger_entries" | "webhook_events" | "webhook_test_events";
+
+/**
+ * A page newest first, strictly older than `cursor`: the row-value comparison
+ * `(created_at, id) < (?, ?)` is one index range on SQLite and PostgreSQL.
+ */
+function newestFirst<T extends NewestFirstTable, O>(
+  query: SelectQueryBuilder<Database, T, O>,
+  limit: number,
+  cursor: Cursor | undefined,
+): SelectQueryBuilder<Database, T, O> {
+  const page = query.orderBy(sql.ref("created_at"), "desc").orderBy(sql.ref("id"), "desc").limit(limit);
+  return cursor ? page.where(sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id})`) : page;
 }
 
 /** The last character a task id can hold, to turn a prefix into a range on the primary key. */
@@ -174,17 +205,11 @@ export class DashboardQueries {
     limit: number,
     cursor?: Cursor,
   ): Promise<TaskSummary[]> {
-    let query = this.#db
-      .selectFrom("tasks")
-      .select(TASK_SUMMARY_COLUMNS)
-      .where("account_id", "=", accountId)
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit);
-    if (cursor)
-      query = query.where((eb) =>
-        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
-      );
+    let query = newestFirst(
+      this.#db.selectFrom("tasks").select(TASK_SUMMARY_COLUMNS).where("account_id", "=", accountId),
+      limit,
+      cursor,
+    );
     if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
     if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
     if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
@@ -194,12 +219,16 @@ export class DashboardQueries {
     return (await query.execute()).map(taskSummary);
   }
 
-  /** Tasks created after `cursor` (oldest first): what the live list has not shown yet. */
+  /**
+   * Tasks created after `cursor` (oldest first), except the ids in `except`:
+   * what the live list has not shown yet.
+   */
   async tasksCreatedAfter(
     accountId: string,
     filter: TaskFilter,
     cursor: Cursor,
     limit: number,
+    except: readonly string[] = [],
   ): Promise<TaskSummary[]> {
     let query = this.#db
       .selectFrom("tasks")
@@ -209,8 +238,10 @@ export class DashboardQueries {
       .orderBy("created_at", "asc")
       .orderBy("id", "asc")
       .limit(limit);
+    if (except.length > 0) query = query.where("id", "not in", [...except]);
     if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
     if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
+    if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
     if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
     if (filter.idPrefix)
       query = query.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
@@ -245,34 +276,22 @@ export class DashboardQueries {
   // ---- ledger ----
 
   async listLedger(accountId: string, limit: number, cursor?: Cursor): Promise<LedgerEntry[]> {
-    let query = this.#db
-      .selectFrom("ledger_entries")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit);
-    if (cursor)
-      query = query.where((eb) =>
-        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
-      );
+    const query = newestFirst(
+      this.#db.selectFrom("ledger_entries").selectAll().where("account_id", "=", accountId),
+      limit,
+      cursor,
+    );
     return (await query.execute()).map(ledgerFromRow);
   }
 
   // ---- webhook deliveries ----
 
   async listWebhookEvents(accountId: string, limit: number, cursor?: Cursor): Promise<WebhookEventRecord[]> {
-    let query = this.#db
-      .selectFrom("webhook_events")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit);
-    if (cursor)
-      query = query.where((eb) =>
-        eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor.createdAt, cursor.id)),
-      );
+    const query = newestFirst(
+      this.#db.selectFrom("webhook_events").selectAll().where("account_id", "=", accountId),
+      limit,
+      cursor,
+    );
     return (await query.execute()).map(webhookEventFromRow);
   }
 
@@ -286,6 +305,43 @@ export class DashboardQueries {
       .orderBy("attempt")
       .execute();
     return rows.map(webhookAttemptFromRow);
+  }
+
+  async insertTestEvent(event: TestEventRecord): Promise<void> {
+    await this.#db
+      .insertInto("webhook_test_events")
+      .values({
+        id: event.id,
+        account_id: event.accountId,
+        url: event.url,
+        payload: event.payload,
+        created_at: event.createdAt,
+        duration_ms: event.durationMs,
+        status_code: event.statusCode,
+        error: event.error,
+        response_excerpt: event.responseExcerpt,
+      })
+      .execute();
+  }
+
+  /** One page of the account's test events, newest first, after `cursor` (the delivery log's cursor). */
+  async listTestEvents(accountId: string, limit: number, cursor?: Cursor): Promise<TestEventRecord[]> {
+    const query = newestFirst(
+      this.#db.selectFrom("webhook_test_events").selectAll().where("account_id", "=", accountId),
+      limit,
+      cursor,
+    );
+    return (await query.execute()).map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      url: row.url,
+      payload: row.payload,
+      createdAt: Number(row.created_at),
+      durationMs: Number(row.duration_ms),
+      statusCode: nullableNumber(row.status_code),
+      error: row.error,
+      responseExcerpt: row.response_excerpt,
+    }));
   }
 
   /** Webhook secrets of the account: when made and until when they sign (never the secret itself). */

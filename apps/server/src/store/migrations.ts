@@ -316,6 +316,34 @@ const webhookResponseExcerpt: Migration = {
   },
 };
 
+/**
+ * Test events sent from the dashboard, kept for its delivery log beside the
+ * tasks' events: one attempt each (a test is sent once, never retried), and no
+ * task, so not in `webhook_events` (whose rows belong to a task and are
+ * delivered by the workers).
+ */
+const webhookTestEvents: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("webhook_test_events")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+      .addColumn("url", "text", (c) => c.notNull())
+      .addColumn("payload", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("duration_ms", "bigint", (c) => c.notNull())
+      .addColumn("status_code", "bigint")
+      .addColumn("error", "text")
+      .addColumn("response_excerpt", "text")
+      .execute();
+    await db.schema
+      .createIndex("webhook_test_events_account_created")
+      .on("webhook_test_events")
+      .columns(["account_id", "created_at", "id"])
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -326,6 +354,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0006_postgres_hot_tables": hotTables,
   "0007_postgres_rate_limit_buckets": rateLimitBuckets,
   "0008_webhook_response_excerpt": webhookResponseExcerpt,
+  "0009_webhook_test_events": webhookTestEvents,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -122,6 +122,19 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+/** A test event sent from the dashboard and its one attempt (migration 0009). Service times. */
+export interface WebhookTestEventsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  payload: string;
+  created_at: Integer;
+  duration_ms: Integer;
+  status_code: NullableInteger;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
 /** Host bookkeeping that is not part of the engine's model (the service clock's high-water mark). */
 export interface ServiceStateTable {
   name: string;
@@ -163,6 +176,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_test_events: WebhookTestEventsTable;
   service_state: ServiceStateTable;
   dashboard_sign_in_links: DashboardSignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;

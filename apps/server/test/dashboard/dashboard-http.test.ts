@@ -247,4 +247,52 @@ describe("delivery log", () => {
       await receiver.close();
     }
   });
+
+  it("keeps test events in the log with their attempt, marked as test, for their account only, page by page", async () => {
+    const receiver = await startReceiver(answering(503, "not today"));
+    try {
+      expect(
+        (await runCliInProcess(["accounts", "create", "tester", "--credits", "5"], server.dataDir)).code,
+      ).toBe(0);
+      const tester = await signedIn("tester");
+      const csrf = csrfTokenIn(await (await page("/dashboard/webhooks", tester)).text());
+      const url = `${receiver.origin}/hook`;
+      const sent = await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url });
+      expect(sent.status).toBe(200);
+      const shown = await sent.text();
+      expect(shown).toContain("HTTP 503");
+      expect(receiver.requests).toHaveLength(1);
+      const eventId = receiver.requests[0]!.headers["webhook-id"] as string;
+      expect(eventId).toMatch(/^msg_test_[0-9a-f]{32}$/);
+
+      // In the log: marked as a test, its attempt with the receiver's answer, a button to send it again.
+      const log = await (await page("/dashboard/webhooks", tester)).text();
+      const card = log.slice(log.indexOf(`aria-label="Test event ${eventId}"`));
+      expect(card).toMatch(/^aria-label="Test event msg_test_[0-9a-f]+" data-test-event>/);
+      expect(card.slice(0, card.indexOf("</section>"))).toMatch(
+        /state-failed[\s\S]*test event[\s\S]*HTTP 503[\s\S]*not today[\s\S]*Send again/,
+      );
+      // Another account's log never shows it.
+      expect(await (await page("/dashboard/webhooks", await signedIn())).text()).not.toContain(eventId);
+      // A bad URL is refused and recorded nowhere.
+      const refused = await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url: "ftp://x" });
+      expect(refused.status).toBe(400);
+
+      // 51 entries: the log's first page holds 50, the next the oldest, nothing twice.
+      for (let i = 0; i < 50; i++)
+        expect((await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url })).status).toBe(200);
+      const ids = (text: string) =>
+        [...text.matchAll(/aria-label="Test event (msg_test_[0-9a-f]+)"/g)].map((m) => m[1]);
+      const first = await (await page("/dashboard/webhooks", tester)).text();
+      const next = /href="(\/dashboard\/webhooks\?after=[^"]+)"/.exec(first)?.[1];
+      expect(next).toBeDefined();
+      const second = await (await page(next!.replaceAll("&amp;", "&"), tester)).text();
+      const all = [...ids(first), ...ids(second)];
+      expect(ids(first)).toHaveLength(50);
+      expect(new Set(all).size).toBe(51);
+      expect(ids(second)).toEqual([eventId]);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
