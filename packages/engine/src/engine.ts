@@ -42,6 +42,12 @@ export interface EngineOptions {
    * the whole cluster).
    */
   rateLimiter?: RateLimiterFactory;
+  /**
+   * Called when a render this engine started ends: a render slot is free and
+   * its task may have ended. A host that ticks on a timer can tick now rather
+   * than at the end of its interval.
+   */
+  onRenderEnded?: () => void;
 }
 
 /** What one `tick()` did, at which service time. */
@@ -138,6 +144,7 @@ export function createEngine(options: EngineOptions): Engine {
     config,
     workerId,
     randomUUID,
+    ...(options.onRenderEnded ? { onRenderEnded: options.onRenderEnded } : {}),
   });
   const webhooks = new WebhookDispatcher({
     store,

@@ -96,6 +96,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     throw error;
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
+  // The worker loop starts once the engine exists; until then there is nothing to wake.
+  let wakeWorker: () => void = () => undefined;
   // One transport: the sender and the creation-time URL check share the flag and the resolver.
   const webhooks = createWebhookTransport({
     allowInsecure: config.allowInsecureCallbacks,
@@ -112,6 +114,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     videoStorage: storage,
     sender: webhooks.sender,
     config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl),
+    // A free render slot is worth a tick now: the queue may hold the next task.
+    onRenderEnded: () => wakeWorker(),
   });
 
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
@@ -161,6 +165,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     ? startWorkerLoop(engine, {
         intervalMs: TICK_INTERVAL_MS,
         logger,
+        didWork: (report) => report.claimed + report.completed + report.failed + report.timedOut > 0,
         async afterTick() {
           retention.sweepIfDue();
           await persistClock();
@@ -170,6 +175,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
         { tick: () => engine.flushKeyUsage() },
         { intervalMs: CLOCK_PERSIST_INTERVAL_MS, logger, afterTick: persistClock },
       );
+  wakeWorker = () => worker.wake();
   const listener = works ? database.listen(() => worker.wake()) : undefined;
 
   let closing: Promise<void> | undefined;

@@ -6,13 +6,19 @@
  */
 import type { Logger } from "../logging/logger.js";
 
-export interface Tickable {
-  tick(): Promise<unknown>;
+export interface Tickable<Report = unknown> {
+  tick(): Promise<Report>;
 }
 
-export interface WorkerLoopOptions {
+export interface WorkerLoopOptions<Report = unknown> {
   /** Real milliseconds between the end of one tick and the start of the next. */
   intervalMs: number;
+  /**
+   * Whether a tick's report shows work done (tasks claimed or ended): the next
+   * tick then starts at once, since more may be waiting. A backlog is worked
+   * through back to back, not one batch per interval; an idle loop still waits.
+   */
+  didWork?: (report: Report) => boolean;
   logger: Logger;
   /** Runs after each tick (the clock's high-water mark, housekeeping); failures are logged. */
   afterTick?: () => Promise<void>;
@@ -25,7 +31,10 @@ export interface WorkerLoop {
   stop(): Promise<void>;
 }
 
-export function startWorkerLoop(engine: Tickable, options: WorkerLoopOptions): WorkerLoop {
+export function startWorkerLoop<Report>(
+  engine: Tickable<Report>,
+  options: WorkerLoopOptions<Report>,
+): WorkerLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
@@ -33,7 +42,8 @@ export function startWorkerLoop(engine: Tickable, options: WorkerLoopOptions): W
 
   const runOnce = async () => {
     try {
-      await engine.tick();
+      const report = await engine.tick();
+      if (options.didWork?.(report)) wakeRequested = true;
       await options.afterTick?.();
       if (consecutiveFailures > 0)
         options.logger.info({ afterFailures: consecutiveFailures }, "worker tick recovered");

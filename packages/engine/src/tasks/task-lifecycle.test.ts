@@ -135,6 +135,36 @@ describe("scenarios at the status endpoint", () => {
   });
 });
 
+describe("a render that ends after its generation time", () => {
+  it("completes its task at once, counted once, and says that its slot is free", async () => {
+    let renderEnds = 0;
+    const h = await createHarness({}, { onRenderEnded: () => renderEnds++ });
+    let finish: (value: { videoKey: string }) => void = () => {};
+    h.renderer.render = () => new Promise((resolve) => (finish = resolve));
+    const taskId = await h.create({ prompt: "A fox" });
+    expect(await h.engine.tick()).toMatchObject({ claimed: 1, rendersStarted: 1 });
+    h.clock.advance(60_000);
+    finish({ videoKey: "videos/fox.mp4" });
+    await h.engine.idle();
+    expect(renderEnds).toBe(1);
+    // No tick since the render ended: the render's own transaction completed the task.
+    expect(await h.status(taskId)).toMatchObject({ status: "completed", progress: 100 });
+    expect(await h.engine.tick()).toMatchObject({ completed: 1 });
+    expect(await h.engine.tick()).toMatchObject({ completed: 0 });
+    expect((await h.store.transaction((tx) => tx.getTask(taskId)))?.videoKey).toBe("videos/fox.mp4");
+  });
+
+  it("before its generation time, only records the video; the task completes when due", async () => {
+    const h = await createHarness();
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.engine.tick();
+    await h.engine.idle();
+    expect(await h.status(taskId)).toMatchObject({ status: "processing" });
+    await h.advance(60_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "completed" });
+  });
+});
+
 describe("concurrency and leases", () => {
   it("renders at most workerConcurrency tasks at once; scenario tasks take no slot", async () => {
     const h = await createHarness({ workerConcurrency: 2 });

@@ -25,6 +25,8 @@ export interface TaskWorkerDependencies {
   workerId: string;
   /** Source of the webhook ids written when a task ends. */
   randomUUID: RandomUUID;
+  /** Called when a render ends (its slot is free, its task maybe ended). */
+  onRenderEnded?: () => void;
 }
 
 interface RunningRender {
@@ -51,6 +53,8 @@ export class TaskWorker {
    */
   readonly #held = new Map<string, number>();
   #draining = false;
+  /** Tasks renders completed since the last report (see `#startRender`). */
+  #completedByRenders = 0;
 
   constructor(deps: TaskWorkerDependencies) {
     this.#deps = deps;
@@ -95,7 +99,8 @@ export class TaskWorker {
    * before its deadline is not timed out by a late tick.
    */
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
-    const report = { completed: 0, failed: 0, timedOut: 0 };
+    const report = { completed: this.#completedByRenders, failed: 0, timedOut: 0 };
+    this.#completedByRenders = 0;
     const { store, videoStorage, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -201,15 +206,28 @@ export class TaskWorker {
   }
 
   #startRender(task: TaskRecord) {
-    const { store, clock, renderer, workerId, randomUUID } = this.#deps;
+    const { store, clock, renderer, videoStorage, workerId, randomUUID } = this.#deps;
     const controller = new AbortController();
     const job = { taskId: task.id, request: task.request, aspectRatio: task.aspectRatio };
     const promise = (async () => {
       try {
         const { videoKey } = await renderer.render(job, controller.signal);
         if (controller.signal.aborted) return;
+        const now = clock.now();
+        if (task.finishAt !== null && task.finishAt <= now && task.finishAt <= task.deadlineAt) {
+          // Its generation time is over already (it waited in a backlog longer than that, or
+          // the clock is fast): the task ends in the transaction that records its video, as
+          // `finishDue` would end it at the next tick, one transaction and one listing fewer.
+          const video = { key: videoKey, url: await videoStorage.signedUrl(videoKey, task.id, now) };
+          const context = { now, randomUUID, leaseOwner: workerId };
+          if (await store.transaction((tx) => completeTask(tx, task, video, context)))
+            this.#completedByRenders++;
+          // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
+          this.#held.delete(task.id);
+          return;
+        }
         await store.transaction((tx) =>
-          tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: clock.now() }, workerId),
+          tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
         );
       } catch (error) {
         if (controller.signal.aborted) return;
@@ -227,6 +245,7 @@ export class TaskWorker {
         this.#held.delete(task.id);
       } finally {
         this.#renders.delete(task.id);
+        this.#deps.onRenderEnded?.();
       }
     })();
     this.#renders.set(task.id, { controller, promise });

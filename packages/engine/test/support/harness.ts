@@ -85,7 +85,12 @@ export const START: number = Date.UTC(2026, 0, 1);
 
 export async function createHarness(
   config: EngineConfigInput = {},
-  { rehearse = true, ...options }: Pick<EngineOptions, "randomUUID"> & { rehearse?: boolean } = {},
+  {
+    rehearse = true,
+    ...options
+  }: Pick<EngineOptions, "randomUUID" | "onRenderEnded"> & {
+    rehearse?: boolean;
+  } = {},
 ): Promise<Harness> {
   const clock = manualClock(START);
   const wallClock = manualClock(Date.now());
