@@ -36,6 +36,11 @@ const benchmarks = [
     "default clip render time; status p99 idle vs during 2 renders",
     "node renderer/render-latency.mjs",
   ],
+  [
+    "postgres",
+    "API processes on PostgreSQL (1, 2) vs SQLite; tasks/s with 1, 2, 4 worker processes vs graphile-worker",
+    "node postgres/run.mjs",
+  ],
   ["webhooks", "deliveries/s to a fast receiver, alone and among 100 dead ones", "node webhooks/run.mjs"],
   ["dashboard", "task list page and its next page with 100 000 tasks, p99", "node dashboard/run.mjs"],
 ];

@@ -1,0 +1,299 @@
+// `pnpm bench` (scale-out part), on one throwaway PostgreSQL cluster in one run:
+//
+// 1. API processes: status reads/s and creates/s with 1 and 2 `--role api`
+//    processes on PostgreSQL, and the same load on SQLite (one process, role
+//    all), as ratios. No worker runs beside the PostgreSQL API processes while
+//    they are measured: the figure is what API processes serve, and on two cores a
+//    worker would take its CPU from them. (SQLite's one process runs its worker
+//    too, as it always does.)
+// 2. Workers: tasks/s from queued to completed with 1, 2 and 4 `--role worker`
+//    processes, against graphile-worker runners (as many, same concurrency)
+//    draining as many no-op jobs on the same cluster. The queue is filled while
+//    the workers are held (SIGSTOP), then all are let go at once; the figure is
+//    the drain. Target: genvideo at least 50% of graphile-worker's jobs/s.
+//
+// Rendering is not what is measured: the fixture renderer (a fixed tiny MP4) and
+// prompts with `[[delay:0s]]` (no service time), so a task is due the moment a
+// worker has its video. Figures depend on the machine; a missed target is
+// reported, never failed.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startPostgresCluster } from "@genvideo/server/testing/postgres";
+import { makeWorkerUtils } from "graphile-worker";
+import pg from "pg";
+import { auth, createBody, seedStatusTargets, serverCli } from "../server/processes.mjs";
+import { textTable } from "../text-table.mjs";
+import {
+  cycling,
+  hold,
+  loadAcross,
+  release,
+  secondsUntil,
+  startGenvideo,
+  startGraphileRunner,
+} from "./cluster-processes.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TASKS = Number(process.env.BENCH_TASKS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 10);
+const WORKER_COUNTS = (process.env.BENCH_WORKER_COUNTS ?? "1,2,4").split(",").map(Number);
+/** `api`, `workers` or both (default): run part of the benchmark while working on it. */
+const PARTS = (process.env.BENCH_PARTS ?? "api,workers").split(",");
+const TARGET = 0.5;
+const post = (headers = {}) => ({
+  method: "POST",
+  headers: { ...auth, "content-type": "application/json", ...headers },
+});
+
+/** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
+async function measureApi(urls, statusPaths) {
+  const reads = { connections: CONNECTIONS, requests: cycling(statusPaths, auth) };
+  await loadAcross(urls, { ...reads, duration: 1 });
+  const status = await loadAcross(urls, { ...reads, duration: DURATION_S });
+  const creates = { connections: CONNECTIONS, ...post(), body: createBody, path: "/api/gen/generate" };
+  await loadAcross(urls, { ...creates, duration: 1 });
+  const created = await loadAcross(urls, { ...creates, duration: DURATION_S });
+  const row = { status: status.requestsPerSecond, creates: created.requestsPerSecond };
+  if (status.failures + created.failures > 0) row.failures = status.failures + created.failures;
+  console.error(`  ${urls.length} process(es): ${JSON.stringify(row)}`);
+  return row;
+}
+
+/** Credits for any load, then 200 tasks to read, finished by `finish` (a worker). */
+async function seed(server) {
+  const ids = await seedStatusTargets({
+    url: server.url,
+    serverCli,
+    env: server.environment,
+    auth,
+    body: createBody,
+  });
+  const finished = async () => {
+    let open = 0;
+    for (const id of ids) {
+      const response = await fetch(`${server.url}/api/gen/status/${id}`, { headers: auth });
+      const { status } = await response.json();
+      if (status === "queued" || status === "processing") open++;
+    }
+    return ids.length - open;
+  };
+  await secondsUntil(finished, ids.length, { pollMs: 200 });
+  return ids.map((id) => `/api/gen/status/${id}`);
+}
+
+async function apiScaling(cluster) {
+  console.error("API processes: SQLite (role all)");
+  const sqlite = await startGenvideo({});
+  const sqliteRow = await measureApi([sqlite.url], await seed(sqlite)).finally(() => sqlite.stop());
+
+  console.error("API processes: PostgreSQL (role api)");
+  const databaseUrl = await cluster.createDatabase();
+  const first = await startGenvideo({ databaseUrl, role: "api" });
+  const servers = [first];
+  try {
+    // A worker finishes the seeded tasks, so reads see what SQLite's reads see, then leaves.
+    const worker = await startGenvideo({ databaseUrl, role: "worker" });
+    const statusPaths = await seed(first).finally(() => worker.stop());
+    const one = await measureApi([first.url], statusPaths);
+    servers.push(await startGenvideo({ databaseUrl, role: "api" }));
+    const two = await measureApi(
+      servers.map((server) => server.url),
+      statusPaths,
+    );
+    return { sqlite: sqliteRow, postgres1: one, postgres2: two };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+/** Fills the queue through an API process while `workers` are held, then times their drain. */
+async function genvideoDrain(cluster, workerCount) {
+  const databaseUrl = await cluster.createDatabase();
+  // No service time: a deadline of 10 real minutes never ends a task here.
+  const env = { GENVIDEO_TIME_SCALE: "1", GENVIDEO_WORKERS: String(CONCURRENCY) };
+  const api = await startGenvideo({ databaseUrl, role: "api", env });
+  const workers = [];
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
+      env: { ...process.env, ...api.environment },
+      stdio: "ignore",
+    });
+    workers.push(
+      ...(await Promise.all(
+        Array.from({ length: workerCount }, () => startGenvideo({ databaseUrl, role: "worker", env })),
+      )),
+    );
+    hold(workers);
+    const body = JSON.stringify({ prompt: "a lighthouse at dusk [[delay:0s]]" });
+    const created = await loadAcross([api.url], {
+      connections: CONNECTIONS,
+      amount: TASKS,
+      ...post(),
+      body,
+      path: "/api/gen/generate",
+    });
+    if (created.failures > 0) throw new Error(`${created.failures} of ${TASKS} creates failed`);
+    await client.connect();
+    const completed = async () =>
+      Number((await client.query("select count(*) from tasks where state = 'completed'")).rows[0].count);
+    release(workers);
+    const seconds = await secondsUntil(completed, TASKS);
+    return Math.round(TASKS / seconds);
+  } finally {
+    release(workers);
+    await client.end().catch(() => undefined);
+    await Promise.all([api, ...workers].map((server) => server.stop()));
+  }
+}
+
+/** The same for graphile-worker: as many no-op jobs, as many runners, the same concurrency. */
+async function graphileDrain(cluster, runnerCount) {
+  const databaseUrl = await cluster.createDatabase();
+  const utils = await makeWorkerUtils({ connectionString: databaseUrl });
+  const runners = [];
+  try {
+    await utils.migrate();
+    runners.push(
+      ...(await Promise.all(
+        Array.from({ length: runnerCount }, () => startGraphileRunner(databaseUrl, CONCURRENCY)),
+      )),
+    );
+    hold(runners);
+    for (let added = 0; added < TASKS; added += 500) {
+      const size = Math.min(500, TASKS - added);
+      await utils.addJobs(
+        Array.from({ length: size }, (_, index) => ({ identifier: "noop", payload: { index } })),
+      );
+    }
+    const remaining = async () =>
+      Number(
+        (
+          await utils.withPgClient((client) =>
+            client.query("select count(*) from graphile_worker._private_jobs"),
+          )
+        ).rows[0].count,
+      );
+    release(runners);
+    const seconds = await secondsUntil(async () => TASKS - (await remaining()), TASKS);
+    return Math.round(TASKS / seconds);
+  } finally {
+    release(runners);
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await utils.release();
+  }
+}
+
+async function main() {
+  const loadBefore = loadavg();
+  console.error(
+    `scale-out bench: ${cpus().length} CPUs, load ${loadBefore.map((value) => value.toFixed(2)).join(" ")}; ` +
+      `API loads ${DURATION_S} s at ${CONNECTIONS} connections; ${TASKS} tasks per drain, concurrency ${CONCURRENCY} per worker process`,
+  );
+  const cluster = await startPostgresCluster({ durable: true });
+  const createDatabase = cluster.createDatabase;
+  // Commits return before their WAL is flushed, as SQLite's (WAL, synchronous=NORMAL) do:
+  // the figures compare the services, not this machine's disk. Crash-consistent all the same.
+  cluster.createDatabase = async () => {
+    const url = await createDatabase();
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    await client.query(`alter database "${new URL(url).pathname.slice(1)}" set synchronous_commit = off`);
+    await client.end();
+    return url;
+  };
+  try {
+    const api = PARTS.includes("api") ? await apiScaling(cluster) : undefined;
+    const drains = [];
+    for (const count of PARTS.includes("workers") ? WORKER_COUNTS : []) {
+      console.error(`workers: ${count} process(es)`);
+      const genvideo = await genvideoDrain(cluster, count);
+      const graphile = await graphileDrain(cluster, count);
+      console.error(`  genvideo ${genvideo} tasks/s, graphile-worker ${graphile} jobs/s`);
+      drains.push({ processes: count, genvideo, graphile, ratio: genvideo / graphile });
+    }
+    report(api, drains, loadBefore);
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function report(api, drains, loadBefore) {
+  const ratio = (value, base) => `${(value / base).toFixed(2)}x`;
+  const apiRows = api
+    ? [
+        ["SQLite, 1 process (role all)", api.sqlite],
+        ["PostgreSQL, 1 API process", api.postgres1],
+        ["PostgreSQL, 2 API processes", api.postgres2],
+      ]
+    : [];
+  if (api) {
+    console.log(
+      `API processes: ${DURATION_S} s per load, ${CONNECTIONS} connections in all, ${cpus().length} CPUs shared by the ` +
+        "load generator, the servers and PostgreSQL",
+    );
+    console.log(
+      textTable([
+        ["setup", "status reads/s", "vs SQLite", "creates/s", "vs SQLite"],
+        ...apiRows.map(([name, row]) => [
+          name,
+          String(row.status),
+          ratio(row.status, api.sqlite.status),
+          String(row.creates),
+          ratio(row.creates, api.sqlite.creates),
+        ]),
+      ]),
+    );
+    console.log(
+      `2 vs 1 API process on PostgreSQL: status reads ${ratio(api.postgres2.status, api.postgres1.status)}, ` +
+        `creates ${ratio(api.postgres2.creates, api.postgres1.creates)}`,
+    );
+    console.log("");
+  }
+  if (drains.length > 0) {
+    console.log(
+      `Workers: ${TASKS} queued tasks (jobs) drained, concurrency ${CONCURRENCY} per process, fixture renderer, no callbacks`,
+    );
+    console.log(
+      textTable([
+        [
+          "worker processes",
+          "genvideo tasks/s",
+          "graphile-worker jobs/s",
+          "genvideo / graphile",
+          "target >= 50%",
+        ],
+        ...drains.map((row) => [
+          String(row.processes),
+          String(row.genvideo),
+          String(row.graphile),
+          `${(row.ratio * 100).toFixed(0)}%`,
+          row.ratio >= TARGET ? "met" : "MISSED",
+        ]),
+      ]),
+    );
+  }
+  const loadAfter = loadavg();
+  console.log(`load average before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)} (1 min)`);
+  for (const row of drains.filter((drain) => drain.ratio < TARGET)) {
+    // Reported, never failed: a benchmark's figure depends on the machine it runs on.
+    console.log(
+      `MISSED: ${row.processes} worker process(es) at ${(row.ratio * 100).toFixed(0)}% of graphile-worker`,
+    );
+  }
+  for (const [name, row] of apiRows.filter(([, row]) => row.failures)) {
+    console.log(`warning: ${name}: ${row.failures} failed requests`);
+  }
+  mkdirSync(join(here, "../results"), { recursive: true });
+  writeFileSync(
+    join(here, "../results/postgres.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadBefore, loadAfter, api, drains }, null, 2)}\n`,
+  );
+}
+
+await main();
