@@ -50,6 +50,23 @@ const post = (headers = {}) => ({
   headers: { ...auth, "content-type": "application/json", ...headers },
 });
 
+/**
+ * A new database on the cluster whose commits return before their WAL is flushed,
+ * as SQLite's do (WAL, synchronous=NORMAL): the figures compare the services, not
+ * this machine's disk. Crash-consistent all the same.
+ */
+async function benchDatabase(cluster) {
+  const url = await cluster.createDatabase();
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query(`alter database "${new URL(url).pathname.slice(1)}" set synchronous_commit = off`);
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
 /** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
 async function measureApi(urls, statusPaths) {
   const reads = { connections: CONNECTIONS, requests: cycling(statusPaths, auth) };
@@ -92,7 +109,7 @@ async function apiScaling(cluster) {
   const sqliteRow = await measureApi([sqlite.url], await seed(sqlite)).finally(() => sqlite.stop());
 
   console.error("API processes: PostgreSQL (role api)");
-  const databaseUrl = await cluster.createDatabase();
+  const databaseUrl = await benchDatabase(cluster);
   const first = await startGenvideo({ databaseUrl, role: "api" });
   const servers = [first];
   try {
@@ -113,7 +130,7 @@ async function apiScaling(cluster) {
 
 /** Fills the queue through an API process while `workers` are held, then times their drain. */
 async function genvideoDrain(cluster, workerCount) {
-  const databaseUrl = await cluster.createDatabase();
+  const databaseUrl = await benchDatabase(cluster);
   // No service time: a deadline of 10 real minutes never ends a task here.
   const env = { GENVIDEO_TIME_SCALE: "1", GENVIDEO_WORKERS: String(CONCURRENCY) };
   const api = await startGenvideo({ databaseUrl, role: "api", env });
@@ -154,7 +171,7 @@ async function genvideoDrain(cluster, workerCount) {
 
 /** The same for graphile-worker: as many no-op jobs, as many runners, the same concurrency. */
 async function graphileDrain(cluster, runnerCount) {
-  const databaseUrl = await cluster.createDatabase();
+  const databaseUrl = await benchDatabase(cluster);
   const utils = await makeWorkerUtils({ connectionString: databaseUrl });
   const runners = [];
   try {
@@ -196,17 +213,6 @@ async function main() {
       `API loads ${DURATION_S} s at ${CONNECTIONS} connections; ${TASKS} tasks per drain, concurrency ${CONCURRENCY} per worker process`,
   );
   const cluster = await startPostgresCluster({ durable: true });
-  const createDatabase = cluster.createDatabase;
-  // Commits return before their WAL is flushed, as SQLite's (WAL, synchronous=NORMAL) do:
-  // the figures compare the services, not this machine's disk. Crash-consistent all the same.
-  cluster.createDatabase = async () => {
-    const url = await createDatabase();
-    const client = new pg.Client({ connectionString: cluster.url });
-    await client.connect();
-    await client.query(`alter database "${new URL(url).pathname.slice(1)}" set synchronous_commit = off`);
-    await client.end();
-    return url;
-  };
   try {
     const api = PARTS.includes("api") ? await apiScaling(cluster) : undefined;
     const drains = [];
