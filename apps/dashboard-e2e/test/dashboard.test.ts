@@ -252,6 +252,8 @@ describe("the dashboard in Chromium", () => {
     await page.locator("[role=status]", { hasText: "HTTP 200" }).waitFor();
     expect(receiver.received.length).toBe(seen + 2);
     expect(await page.locator("section[data-test-event]").count()).toBe(2);
+    await page.getByRole("heading", { name: "Delivery log" }).evaluate((heading) => heading.scrollIntoView());
+    await audit(page, "webhooks-log");
   });
 
   it("rotates the signing secret; a webhook sent during the overlap verifies with both secrets", async () => {
