@@ -133,6 +133,14 @@ export function createPostgresStore(
     let begun: Promise<unknown> | undefined;
     let madeWork = false;
     let broken: Error | undefined;
+    // The pool listens for errors on idle connections only. A session PostgreSQL ends while we
+    // hold it between two statements (idle_in_transaction_session_timeout after this process was
+    // frozen, a restart) emits 'error' here; unheard, that would crash the process. Heard, the
+    // next query fails, the transaction with it, and the pool drops the connection at release.
+    const onConnectionError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onConnectionError);
     const run = async (query: CompiledQuery) => {
       if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
       if (needsTransaction(query)) {
@@ -171,7 +179,8 @@ export function createPostgresStore(
       }
       throw error;
     } finally {
-      // A connection whose rollback failed is in an unknown state: the pool drops it.
+      client.removeListener("error", onConnectionError);
+      // A connection that failed (or whose rollback failed) is in an unknown state: the pool drops it.
       client.release(broken);
     }
   }

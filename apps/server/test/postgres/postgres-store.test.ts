@@ -1,6 +1,7 @@
 // The PostgreSQL store against the same contract as SQLite and the memory store, unchanged,
 // plus what only PostgreSQL shows: processes racing on one database.
 import { describeStoreContract, taskRecord } from "@genvideo/engine/testing";
+import pg from "pg";
 import { expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres-store.js";
 import { describePostgres, freshDatabase, postgresUrl } from "../support/postgres.js";
@@ -70,6 +71,36 @@ describePostgres("PostgreSQL store", () => {
       expect(new Set(all).size).toBe(200);
     } finally {
       await Promise.all(handles.map((handle) => handle.store.close()));
+    }
+  });
+
+  it("survives PostgreSQL ending a session held in a transaction: the transaction fails, the process goes on", async () => {
+    // What a process frozen mid-transaction (SIGSTOP, a paused VM) finds when it wakes: PostgreSQL
+    // ended its session after idle_in_transaction_session_timeout, releasing the row locks.
+    const url = await freshDatabase();
+    const { store } = await openPostgresStore(url, { applicationName: "frozen", idleInTransactionTimeoutMs: 100 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const attempt = store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "acc", name: "a", credits: 10, createdAt: 1 });
+        // Stand still, as a frozen process would, until PostgreSQL has ended the session...
+        for (;;) {
+          const { rows } = await admin.query("select 1 from pg_stat_activity where application_name = 'frozen'");
+          if (rows.length === 0) break;
+        }
+        // ...and until its last words have reached this process (one turn of the event loop).
+        await new Promise((resolve) => setImmediate(resolve));
+        return tx.getAccount("acc");
+      });
+      await expect(attempt).rejects.toThrow();
+      // Nothing of it was kept, and the store works on a fresh connection.
+      expect(await store.transaction((tx) => tx.getAccount("acc"))).toBeUndefined();
+      await store.transaction((tx) => tx.insertAccount({ id: "acc", name: "a", credits: 10, createdAt: 1 }));
+      expect((await store.transaction((tx) => tx.getAccount("acc")))?.credits).toBe(10);
+    } finally {
+      await admin.end();
+      await store.close();
     }
   });
 });
