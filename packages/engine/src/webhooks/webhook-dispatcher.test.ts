@@ -203,4 +203,26 @@ describe("WebhookDispatcher under slow and dead receivers", () => {
     await dispatcher.idle();
     expect(await lease()).toBeNull();
   });
+
+  it("sends nothing on a claim whose lease ran out before the send (a process frozen after claiming)", async () => {
+    const { h, sender, dispatcher } = await setup({ concurrency: 2 });
+    await seed(h, ["https://fast.example.com/hook"]);
+    const leaseMs = resolveEngineConfig().webhooks.leaseMs;
+    const id = `msg_${"0".padStart(32, "0")}`;
+
+    // The claim is made at `claimedAt`; by the time the send would start, the lease is over.
+    const claimedAt = h.clock.now();
+    h.clock.advance(leaseMs);
+    expect(await dispatcher.dispatchDue(claimedAt)).toBe(1);
+    await dispatcher.idle();
+    expect(sender.fast).toEqual([]);
+    expect(await h.store.transaction((tx) => tx.listWebhookAttempts(id))).toEqual([]);
+
+    // The event is anyone's again: the next claim delivers it, once.
+    await dispatcher.dispatchDue(h.clock.now());
+    await dispatcher.idle();
+    expect(sender.fast).toEqual(["https://fast.example.com/hook"]);
+    const event = await h.store.transaction((tx) => tx.getWebhookEvent(id));
+    expect(event).toMatchObject({ state: "delivered", attemptCount: 1, leaseOwner: null });
+  });
 });

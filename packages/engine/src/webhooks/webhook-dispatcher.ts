@@ -204,6 +204,10 @@ export class WebhookDispatcher {
       .filter((secret) => secret.expiresAt === null || secret.expiresAt > startedAt)
       .sort((a, b) => b.createdAt - a.createdAt)
       .map((secret) => secret.secret);
+    // A process frozen (SIGSTOP, a paused VM) between its claim and here wakes with the lease run
+    // out: the event may already be another sender's, and delivered. It sends nothing and records
+    // nothing; whoever claims the event next delivers it (docs/operating.md, "Crashes and freezes").
+    if (clock.now() >= delivery.leaseExpiresAt) return;
     let outcome: WebhookAttemptOutcome;
     if (live.length === 0) {
       outcome = { ok: false, statusCode: null, error: "the account has no webhook secret", durationMs: 0 };
