@@ -78,7 +78,10 @@ describePostgres("PostgreSQL store", () => {
     // What a process frozen mid-transaction (SIGSTOP, a paused VM) finds when it wakes: PostgreSQL
     // ended its session after idle_in_transaction_session_timeout, releasing the row locks.
     const url = await freshDatabase();
-    const { store } = await openPostgresStore(url, { applicationName: "frozen", idleInTransactionTimeoutMs: 100 });
+    const { store } = await openPostgresStore(url, {
+      applicationName: "frozen",
+      idleInTransactionTimeoutMs: 100,
+    });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
@@ -86,7 +89,9 @@ describePostgres("PostgreSQL store", () => {
         await tx.insertAccount({ id: "acc", name: "a", credits: 10, createdAt: 1 });
         // Stand still, as a frozen process would, until PostgreSQL has ended the session...
         for (;;) {
-          const { rows } = await admin.query("select 1 from pg_stat_activity where application_name = 'frozen'");
+          const { rows } = await admin.query(
+            "select 1 from pg_stat_activity where application_name = 'frozen'",
+          );
           if (rows.length === 0) break;
         }
         // ...and until its last words have reached this process (one turn of the event loop).
