@@ -78,9 +78,12 @@ describePostgres("PostgreSQL store", () => {
     // What a process frozen mid-transaction (SIGSTOP, a paused VM) finds when it wakes: PostgreSQL
     // ended its session after idle_in_transaction_session_timeout, releasing the row locks.
     const url = await freshDatabase();
+    // Migrated first by a store without the short timeout, which a busy machine could trip mid-migration.
+    await (await openPostgresStore(url)).store.close();
     const { store } = await openPostgresStore(url, {
       applicationName: "frozen",
       idleInTransactionTimeoutMs: 100,
+      migrate: false,
     });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
