@@ -4,7 +4,9 @@
 //   node bench/renderer/render-time.mjs [--runs 5] [--baseline <commit>] [--slots 2] [--seconds 5]
 // The baseline's renderer sources are taken with `git show` into a scratch
 // directory inside apps/server (so its node_modules resolve) and bundled with
-// esbuild, as this tree's are. Exits 1 when this tree's median misses 250 ms.
+// esbuild, as this tree's are. Prints MISSED when this tree's median CPU time (all
+// processes of a render) is over 250 ms; the wall time, which on a shared machine also
+// measures the other load, is reported beside it.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -145,7 +147,7 @@ for (const measure of ["elapsed", "cpu"]) {
       `after: ${list("after").map(Math.round).join(", ")} ms)`,
   );
 }
-const after = median(times.after.map((time) => time.elapsed));
+const after = median(times.after.map((time) => time.cpu));
 
 /** Renders per second with `slots` renders at once (the server's default render slots), for `seconds`. */
 async function throughput(renderOnce) {
@@ -172,5 +174,5 @@ await rm(dataDir, { recursive: true, force: true });
 await rm(cacheDir, { recursive: true, force: true });
 if (after > TARGET_MS) {
   // Reported, never failed: a benchmark's figure depends on the machine it runs on.
-  console.log(`MISSED: the default clip takes ${Math.round(after)} ms, target ${TARGET_MS} ms`);
+  console.log(`MISSED: the default clip takes ${Math.round(after)} ms of CPU, target ${TARGET_MS} ms`);
 }

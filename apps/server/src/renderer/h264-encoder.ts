@@ -1,6 +1,8 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { once } from "node:events";
+import { accessSync, constants } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import { delimiter, join } from "node:path";
 import type { Writable } from "node:stream";
 import type { FrameSize } from "./output-geometry.js";
 import type { Scene } from "./scene-graph.js";
@@ -59,17 +61,50 @@ function ffmpegArguments(scene: Scene, options: EncodeOptions): string[] {
   ];
 }
 
-/** Relative to this process's own nice value, so a server started with `nice` keeps the gap. */
-export function lowerPriority(child: ChildProcess, niceness: number): void {
-  if (child.pid === undefined || niceness === 0) return;
-  try {
-    setPriority(child.pid, Math.min(19, getPriority() + niceness));
-  } catch {
-    // A courtesy to the event loop; rendering works without it.
+/** Where `chrt` (util-linux) is on the PATH, looked up once; undefined where there is none. */
+let chrtPath: string | null | undefined;
+function findChrt(): string | undefined {
+  if (chrtPath === undefined) {
+    chrtPath = null;
+    if (process.platform === "linux") {
+      for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+        try {
+          accessSync(join(dir, "chrt"), constants.X_OK);
+          chrtPath = join(dir, "chrt");
+          break;
+        } catch {}
+      }
+    }
   }
-  // SCHED_IDLE, where the kernel allows it: a render then only gets a CPU that no
-  // request wants, which a nice value alone does not ensure on a machine with few CPUs.
-  execFile("chrt", ["--all-tasks", "--idle", "--pid", "0", String(child.pid)], () => {});
+  return chrtPath ?? undefined;
+}
+
+/**
+ * Starts `command` at a lower CPU priority: under SCHED_IDLE where the kernel
+ * allows it (`chrt --idle 0 <command>`: chrt sets the policy and execs the
+ * command, one process and no second spawn), so it only gets a CPU that no
+ * request wants, which a nice value alone does not ensure on a machine with
+ * few CPUs; and `niceness` above this process's nice value, relative, so a
+ * server started with `nice` keeps the gap. 0 starts it as it is.
+ */
+export function spawnLowered(
+  command: string,
+  args: string[],
+  niceness: number,
+  options: SpawnOptions,
+): ChildProcess {
+  const chrt = niceness === 0 ? undefined : findChrt();
+  const child = chrt
+    ? spawn(chrt, ["--idle", "0", command, ...args], options)
+    : spawn(command, args, options);
+  if (child.pid !== undefined && niceness !== 0) {
+    try {
+      setPriority(child.pid, Math.min(19, getPriority() + niceness));
+    } catch {
+      // A courtesy to the event loop; rendering works without it.
+    }
+  }
+  return child;
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -101,7 +136,7 @@ function tail(stream: NodeJS.ReadableStream | null): () => string {
 export async function encodeH264(scene: Scene, options: EncodeOptions, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
   const pipes = scene.pictures.map(() => "pipe" as const);
-  const ffmpeg = spawn(options.ffmpegPath, ffmpegArguments(scene, options), {
+  const ffmpeg = spawnLowered(options.ffmpegPath, ffmpegArguments(scene, options), options.niceness, {
     stdio: ["ignore", "ignore", "pipe", ...pipes],
   });
   if (ffmpeg.pid === undefined) {
@@ -118,7 +153,6 @@ export async function encodeH264(scene: Scene, options: EncodeOptions, signal: A
   const ffmpegErrors = tail(ffmpeg.stderr);
   const ffmpegExit = exited(ffmpeg);
   ffmpeg.on("error", (error) => fail(new EncoderError(`ffmpeg failed: ${error.message}`)));
-  lowerPriority(ffmpeg, options.niceness);
   scene.pictures.forEach((picture, index) => {
     const input = ffmpeg.stdio[FIRST_PICTURE_FD + index] as Writable;
     // A pipe ffmpeg closed early means it failed; its exit code and stderr say why.

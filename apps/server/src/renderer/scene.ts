@@ -13,8 +13,8 @@ import {
 } from "./scene-graph.js";
 
 /**
- * The pictures a video is made of, drawn once (sharp on libuv's thread pool,
- * the caption in plain JS), and the motion ffmpeg makes of them
+ * The pictures a video is made of, drawn once (fitted images by sharp on
+ * libuv's thread pool, the pattern, caption and orb in plain JS), and the motion ffmpeg makes of them
  * (scene-graph.ts). Picks the animation for the request form
  * (docs/api.md#request-forms: text, frame-to-frame, reference).
  */
@@ -46,7 +46,7 @@ function captioned(rgb: Buffer, text: string, timing: SceneTiming): Buffer {
  */
 async function textScene(prompt: string, timing: SceneTiming): Promise<Scene> {
   const look = promptLook(prompt);
-  const pattern = await renderPattern(look, timing.size);
+  const pattern = renderPattern(look, timing.size);
   const picture = rgbPicture(captioned(pattern, prompt, timing), timing);
   const orbDiameter = Math.max(
     4,

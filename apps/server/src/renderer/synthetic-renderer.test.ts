@@ -201,6 +201,27 @@ describe("timings the default clip does not have", () => {
   });
 });
 
+describe("priority", () => {
+  it("encodes again at the server's priority when the render outlasts its grace at the lowered one", async () => {
+    const renderer = createSyntheticRenderer({
+      storage,
+      width: 160,
+      fps: 12,
+      durationSeconds: 1,
+      priorityGraceMs: 0,
+    });
+    // The first render is stopped at once and encoded again; the second skips the lowered priority.
+    for (const prompt of ["in time", "in time again"]) {
+      const { videoKey } = await renderer.render(
+        { taskId: nextTaskId(), request: requestOf({ prompt }), aspectRatio: "16:9" },
+        new AbortController().signal,
+      );
+      expect(await probeVideo(join(dir, videoKey))).toMatchObject({ codecName: "h264", frameCount: 12 });
+    }
+    expect((await readdir(join(dir, ".staging"))).filter((name) => name.endsWith(".mp4"))).toEqual([]);
+  });
+});
+
 describe("failures", () => {
   it("rejects a broken input image and leaves no file behind", async () => {
     const broken = `data:image/png;base64,${Buffer.from("not really a png").toString("base64")}`;
