@@ -43,9 +43,9 @@ export interface EngineOptions {
    */
   rateLimiter?: RateLimiterFactory;
   /**
-   * Called when a render this engine started ends: a render slot is free and
-   * its task may have ended. A host that ticks on a timer can tick now rather
-   * than at the end of its interval.
+   * Called when a render this engine started ends and at least half of the
+   * render slots (`workerConcurrency`) are free: a host that ticks on a timer
+   * can tick now, to fill them, rather than at the end of its interval.
    */
   onRenderEnded?: () => void;
 }

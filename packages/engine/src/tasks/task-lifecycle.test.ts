@@ -154,6 +154,26 @@ describe("a render that ends after its generation time", () => {
     expect((await h.store.transaction((tx) => tx.getTask(taskId)))?.videoKey).toBe("videos/fox.mp4");
   });
 
+  it("says so once half the render slots are free, so one claim fills them", async () => {
+    let renderEnds = 0;
+    const h = await createHarness({ workerConcurrency: 4 }, { onRenderEnded: () => renderEnds++ });
+    const finishers: (() => void)[] = [];
+    h.renderer.render = (job) =>
+      new Promise((resolve) => finishers.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` })));
+    for (let index = 0; index < 4; index++) await h.create({ prompt: `A fox ${index}` });
+    expect(await h.engine.tick()).toMatchObject({ rendersStarted: 4 });
+    const ended: number[] = [];
+    for (const finish of finishers) {
+      finish();
+      // One turn of the event loop: that render's transaction commits.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      ended.push(renderEnds);
+    }
+    await h.engine.idle();
+    // 3 renders left: not yet; 2, 1, 0 left: each says so (a host's wakes coalesce).
+    expect(ended).toEqual([0, 1, 2, 3]);
+  });
+
   it("before its generation time, only records the video; the task completes when due", async () => {
     const h = await createHarness();
     const taskId = await h.create({ prompt: "A fox" });

@@ -25,7 +25,7 @@ export interface TaskWorkerDependencies {
   workerId: string;
   /** Source of the webhook ids written when a task ends. */
   randomUUID: RandomUUID;
-  /** Called when a render ends (its slot is free, its task maybe ended). */
+  /** Called when a render ends and at least half the render slots are free. */
   onRenderEnded?: () => void;
 }
 
@@ -245,7 +245,8 @@ export class TaskWorker {
         this.#held.delete(task.id);
       } finally {
         this.#renders.delete(task.id);
-        this.#deps.onRenderEnded?.();
+        // Once half the slots are free: one claim then fills them all, rather than a tick per render.
+        if (this.#renders.size <= this.#deps.config.workerConcurrency / 2) this.#deps.onRenderEnded?.();
       }
     })();
     this.#renders.set(task.id, { controller, promise });
