@@ -211,6 +211,43 @@ describe("concurrency and leases", () => {
     expect(await h.status(taskId)).toMatchObject({ status: "completed" });
   });
 
+  it("lets go of a task whose render cannot be recorded (a store error): it is rendered again, not failed", async () => {
+    const h = await createHarness({ leaseMs: 30_000 });
+    const before = await credits(h);
+    // The transaction after the first render fails, as one on a session PostgreSQL ended would.
+    const transaction = h.store.transaction.bind(h.store);
+    let failNext = false;
+    h.store.transaction = (work) => {
+      if (!failNext) return transaction(work);
+      failNext = false;
+      return Promise.reject(new Error("Connection terminated unexpectedly"));
+    };
+    // The first render ends when the test says, once the tick that started it is over.
+    const render = h.renderer.render.bind(h.renderer);
+    let endFirstRender = () => {};
+    h.renderer.render = async (job, signal) => {
+      const rendered = await render(job, signal);
+      if (h.renderer.jobs.length > 1) return rendered;
+      await new Promise<void>((resolve) => {
+        endFirstRender = resolve;
+      });
+      failNext = true;
+      return rendered;
+    };
+    const taskId = await h.create({ prompt: "A fox" });
+    await h.engine.tick();
+    endFirstRender();
+    await h.engine.idle();
+    expect(await h.status(taskId)).toMatchObject({ status: "processing" });
+    // Its lease runs out unrenewed; the task is claimed again and rendered again.
+    await h.advance(30_000);
+    await h.engine.idle();
+    expect(h.renderer.jobs).toHaveLength(2);
+    await h.advance(30_000);
+    expect(await h.status(taskId)).toMatchObject({ status: "completed" });
+    expect(await credits(h)).toBe(before - 1);
+  });
+
   it("renews a rendering task's lease once half of it is used, not on every tick", async () => {
     const h = await createHarness({ leaseMs: 40_000 });
     h.renderer.mode = "hang";

@@ -206,43 +206,32 @@ export class TaskWorker {
   }
 
   #startRender(task: TaskRecord) {
-    const { store, clock, renderer, videoStorage, workerId, randomUUID } = this.#deps;
+    const { renderer } = this.#deps;
     const controller = new AbortController();
     const job = { taskId: task.id, request: task.request, aspectRatio: task.aspectRatio };
     const promise = (async () => {
       try {
-        const { videoKey } = await renderer.render(job, controller.signal);
-        if (controller.signal.aborted) return;
-        const now = clock.now();
-        if (task.finishAt !== null && task.finishAt <= now && task.finishAt <= task.deadlineAt) {
-          // Its generation time is over already (it waited in a backlog longer than that, or
-          // the clock is fast): the task ends in the transaction that records its video, as
-          // `finishDue` would end it at the next tick, one transaction and one listing fewer.
-          const video = { key: videoKey, url: await videoStorage.signedUrl(videoKey, task.id, now) };
-          const context = { now, randomUUID, leaseOwner: workerId };
-          if (await store.transaction((tx) => completeTask(tx, task, video, context)))
-            this.#completedByRenders++;
-          // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
-          this.#held.delete(task.id);
+        let videoKey: string;
+        try {
+          ({ videoKey } = await renderer.render(job, controller.signal));
+        } catch (error) {
+          if (controller.signal.aborted) return;
+          await this.#failRender(task, error);
           return;
         }
-        await store.transaction((tx) =>
-          tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
-        );
-      } catch (error) {
         if (controller.signal.aborted) return;
-        this.#deps.config.logger.error?.("render failed", { taskId: task.id, error: String(error) });
-        await store
-          .transaction((tx) =>
-            failTask(tx, task, "GENERATION_FAILED", { now: clock.now(), randomUUID, leaseOwner: workerId }),
-          )
-          .catch((storeError: unknown) =>
-            this.#deps.config.logger.error?.("could not record a failed render", {
-              taskId: task.id,
-              error: String(storeError),
-            }),
-          );
-        this.#held.delete(task.id);
+        try {
+          await this.#recordRender(task, videoKey);
+        } catch (error) {
+          // Not the render's fault, so not GENERATION_FAILED: the store failed (PostgreSQL ended the
+          // session of a process frozen meanwhile, a failover). The task is let go: its lease runs
+          // out, and it is claimed and rendered again, here or elsewhere.
+          this.#deps.config.logger.error?.("could not record a render", {
+            taskId: task.id,
+            error: String(error),
+          });
+          this.#held.delete(task.id);
+        }
       } finally {
         this.#renders.delete(task.id);
         // Once half the slots are free: one claim then fills them all, rather than a tick per render.
@@ -250,6 +239,43 @@ export class TaskWorker {
       }
     })();
     this.#renders.set(task.id, { controller, promise });
+  }
+
+  /** Records a finished render: the video, or (its generation time over already) the task's end. */
+  async #recordRender(task: TaskRecord, videoKey: string) {
+    const { store, clock, videoStorage, workerId, randomUUID } = this.#deps;
+    const now = clock.now();
+    if (task.finishAt !== null && task.finishAt <= now && task.finishAt <= task.deadlineAt) {
+      // Its generation time is over already (it waited in a backlog longer than that, or
+      // the clock is fast): the task ends in the transaction that records its video, as
+      // `finishDue` would end it at the next tick, one transaction and one listing fewer.
+      const video = { key: videoKey, url: await videoStorage.signedUrl(videoKey, task.id, now) };
+      const context = { now, randomUUID, leaseOwner: workerId };
+      if (await store.transaction((tx) => completeTask(tx, task, video, context))) this.#completedByRenders++;
+      // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
+      this.#held.delete(task.id);
+      return;
+    }
+    await store.transaction((tx) =>
+      tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
+    );
+  }
+
+  /** The renderer failed: GENERATION_FAILED (refunded), if the task is still ours. */
+  async #failRender(task: TaskRecord, error: unknown) {
+    const { store, clock, workerId, randomUUID } = this.#deps;
+    this.#deps.config.logger.error?.("render failed", { taskId: task.id, error: String(error) });
+    await store
+      .transaction((tx) =>
+        failTask(tx, task, "GENERATION_FAILED", { now: clock.now(), randomUUID, leaseOwner: workerId }),
+      )
+      .catch((storeError: unknown) =>
+        this.#deps.config.logger.error?.("could not record a failed render", {
+          taskId: task.id,
+          error: String(storeError),
+        }),
+      );
+    this.#held.delete(task.id);
   }
 
   /** Stops tracking a task that was ended from outside the worker (a forced outcome), aborting its render. */
