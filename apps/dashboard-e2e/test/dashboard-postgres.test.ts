@@ -164,9 +164,31 @@ describe.skipIf(!postgresTestable())(
 
     it("a key created on A works on B at once, its use on B shows on A, and revoked on A it is refused by B", async () => {
       await onA.goto(at(apiA, "/dashboard/keys"));
+      const form = onA.locator('form[action="/dashboard/keys"]');
+      const posted = {
+        _csrf: await form.locator("input[name=_csrf]").inputValue(),
+        _form: await form.locator("input[name=_form]").inputValue(),
+        name: "made on A",
+        expires: "never",
+      };
       const { key } = await createKeyInPage(onA, "made on A");
       expect(key).toMatch(/^gen_sk_/);
       expect(await accountStatus(apiB, key)).toBe(200);
+
+      // The same form posted again to B (a reload behind a load balancer) makes and shows no second key.
+      await onB.goto(at(apiB, "/dashboard/keys"));
+      const rows = await onB.locator("tbody tr[id^='key-']").count();
+      const again = await onB.evaluate(async (fields) => {
+        const response = await fetch("/dashboard/keys", {
+          method: "POST",
+          body: new URLSearchParams(fields),
+        });
+        return response.text();
+      }, posted);
+      expect(again).toContain("already created");
+      expect(again).not.toContain('id="new-key"');
+      await onB.reload();
+      expect(await onB.locator("tbody tr[id^='key-']").count()).toBe(rows);
 
       // B writes "last used" in the background (coalesced), never on the request itself.
       await onA.goto(at(apiA, "/dashboard/keys"));

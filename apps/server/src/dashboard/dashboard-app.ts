@@ -87,8 +87,6 @@ const TEST_EVENT_TASK_ID = "00000000-0000-4000-8000-000000000000";
  * PostgreSQL a little apart.
  */
 const LATE_COMMIT_MS = 10_000;
-/** Remembered create-form nonces: a reloaded POST must not make (and show) a second key. */
-const USED_FORM_NONCES_MAX = 1000;
 
 export function createDashboard(options: DashboardOptions): Dashboard {
   const queries = new DashboardQueries(options.db);
@@ -96,7 +94,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const secure = new URL(options.publicUrl).protocol === "https:";
   const cookieName = sessionCookieName(secure);
   const limiter = new SignInLimiter(wallNow);
-  const usedNonces = new Set<string>();
   const closing = new AbortController();
   const admin = options.engine.admin;
   const app = new Hono<DashboardEnv>();
@@ -335,18 +332,23 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   app.post("/dashboard/keys", async (c) => {
     const viewer = view(c);
-    const nonce = await formField(c, "_form");
-    if (nonce && usedNonces.has(nonce))
-      return keysPage(c, { message: "That key was already created and shown once; it is not shown again." });
     const expires = await formField(c, "expires");
     const expiry = EXPIRY_CHOICES.find((choice) => choice.value === expires);
     if (!expiry) return keysPage(c, { problem: "Choose an expiry from the list." }, 400);
+    // The form's one-time nonce, claimed in the database: the same form posted again (a reload,
+    // the back button, another API process) creates and shows no second key.
+    const nonce = await formField(c, "_form");
+    if (
+      nonce &&
+      /^[0-9a-f-]{36}$/.test(nonce) &&
+      !(await queries.claimFormNonce(nonce, viewer.accountId, wallNow()))
+    )
+      return keysPage(c, { message: "That key was already created and shown once; it is not shown again." });
     try {
       const created = await admin.createApiKey(viewer.accountId, {
         name: (await formField(c, "name")) ?? "",
         expiresAt: expiry.ms === null ? null : options.serviceNow() + expiry.ms,
       });
-      if (nonce) remember(usedNonces, nonce);
       options.logger.info(
         { accountId: viewer.accountId, keyId: created.apiKey.id },
         "dashboard created an API key",
@@ -577,9 +579,4 @@ function clientAddress(c: Context): string {
   } catch {
     return "unknown";
   }
-}
-
-function remember(set: Set<string>, value: string): void {
-  set.add(value);
-  if (set.size > USED_FORM_NONCES_MAX) set.delete(set.values().next().value!);
 }

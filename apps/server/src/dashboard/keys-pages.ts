@@ -45,6 +45,7 @@ ${
 <h2>Create a key</h2>
 <form class="filters" method="post" action="/dashboard/keys">
 ${csrfField(viewer)}
+<input type="hidden" name="_form" value="${crypto.randomUUID()}">
 <label>Name <input name="name" maxlength="64" placeholder="e.g. staging backend"></label>
 <label>Expires <select name="expires">${EXPIRY_CHOICES.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}</select></label>
 <button type="submit">Create key</button>

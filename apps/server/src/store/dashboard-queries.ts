@@ -89,6 +89,9 @@ export interface TestEventRecord {
   responseExcerpt: string | null;
 }
 
+/** How long a used form is remembered (wall-clock ms): longer than any page stays open to be posted again. */
+const FORM_NONCE_TTL_MS = 24 * 60 * 60_000;
+
 /** The tables whose lists are paged newest first on `(account_id, created_at, id)`. */
 type NewestFirstTable = "tasks" | "ledger_entries" | "webhook_events" | "webhook_test_events";
 
@@ -194,6 +197,23 @@ export class DashboardQueries {
   async deleteExpired(now: number): Promise<void> {
     await this.#db.deleteFrom("dashboard_sign_in_links").where("expires_at", "<=", now).execute();
     await this.#db.deleteFrom("dashboard_sessions").where("expires_at", "<=", now).execute();
+    await this.#db
+      .deleteFrom("dashboard_form_nonces")
+      .where("created_at", "<=", now - FORM_NONCE_TTL_MS)
+      .execute();
+  }
+
+  /**
+   * Marks a form as used: true the first time, false for every later post of
+   * it, from any process (one insert that a second one cannot repeat).
+   */
+  async claimFormNonce(nonce: string, accountId: string, now: number): Promise<boolean> {
+    const result = await this.#db
+      .insertInto("dashboard_form_nonces")
+      .values({ nonce, account_id: accountId, created_at: now })
+      .onConflict((conflict) => conflict.column("nonce").doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   // ---- tasks ----

@@ -344,6 +344,22 @@ const webhookTestEvents: Migration = {
   },
 };
 
+/**
+ * The key-creation forms already used: a form posted again (a reload, the back
+ * button, to another API process) creates and shows no second key. Wall-clock
+ * times; rows older than a day go with the expired sessions.
+ */
+const dashboardFormNonces: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("dashboard_form_nonces")
+      .addColumn("nonce", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -355,6 +371,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0007_postgres_rate_limit_buckets": rateLimitBuckets,
   "0008_webhook_response_excerpt": webhookResponseExcerpt,
   "0009_webhook_test_events": webhookTestEvents,
+  "0010_dashboard_form_nonces": dashboardFormNonces,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

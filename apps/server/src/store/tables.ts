@@ -158,6 +158,13 @@ export interface DashboardSessionsTable {
   expires_at: Integer;
 }
 
+/** A key-creation form already used (migration 0010). Wall-clock time. */
+export interface DashboardFormNoncesTable {
+  nonce: string;
+  account_id: string;
+  created_at: Integer;
+}
+
 /** PostgreSQL only: rate-limit buckets shared by the API processes (migration 0007). */
 export interface RateLimitBucketsTable {
   bucket: string;
@@ -180,5 +187,6 @@ export interface Database {
   service_state: ServiceStateTable;
   dashboard_sign_in_links: DashboardSignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_form_nonces: DashboardFormNoncesTable;
   rate_limit_buckets: RateLimitBucketsTable;
 }

@@ -296,3 +296,28 @@ describe("delivery log", () => {
     }
   });
 });
+
+describe("keys", () => {
+  it("creates one key per form: the same form posted again shows no second key", async () => {
+    const cookie = await signedIn();
+    const form = await (await page("/dashboard/keys", cookie)).text();
+    const nonce = /name="_form" value="([^"]+)"/.exec(form)![1]!;
+    const fields = { _csrf: csrfTokenIn(form), _form: nonce, name: "once", expires: "never" };
+    const keyCount = async () =>
+      [...(await (await page("/dashboard/keys", cookie)).text()).matchAll(/<tr id="key-/g)].length;
+    const before = await keyCount();
+
+    const first = await (await post("/dashboard/keys", cookie, fields)).text();
+    expect(first).toContain('id="new-key"');
+    const again = await post("/dashboard/keys", cookie, fields);
+    expect(again.status).toBe(200);
+    const text = await again.text();
+    expect(text).not.toContain('id="new-key"');
+    expect(text).toContain("already created");
+    expect(await keyCount()).toBe(before + 1);
+    // A fresh form creates another.
+    expect(
+      await (await post("/dashboard/keys", cookie, { ...fields, _form: crypto.randomUUID() })).text(),
+    ).toContain('id="new-key"');
+  });
+});
