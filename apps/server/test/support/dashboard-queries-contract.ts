@@ -149,6 +149,15 @@ export function describeDashboardQueries(name: string, open: () => Promise<Opene
       for (const id of ["b", "late", "c"]) expect(top.filter((sent) => sent === id)).toEqual([id]);
     });
 
+    it("claims a key-creation form once, and forgets it a day later", async () => {
+      expect(await queries.claimFormNonce("form-1", MINE, T0)).toBe(true);
+      expect(await queries.claimFormNonce("form-1", MINE, T0 + 1)).toBe(false);
+      expect(await queries.claimFormNonce("form-2", MINE, T0 + 1)).toBe(true);
+      await queries.deleteExpired(T0 + 24 * 60 * 60_000);
+      expect(await queries.claimFormNonce("form-1", MINE, T0 + 24 * 60 * 60_000)).toBe(true);
+      expect(await queries.claimFormNonce("form-2", MINE, T0 + 24 * 60 * 60_000)).toBe(false);
+    });
+
     it("keeps test events newest first by keyset, for their account only", async () => {
       const event = (id: string, createdAt: number, accountId = MINE): TestEventRecord => ({
         id,
