@@ -53,8 +53,10 @@ export function loggedTestEvent(event: TestEventRecord): LoggedEvent {
 }
 
 function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): string {
-  if (attempt.statusCode !== null && attempt.error === null) return `HTTP ${attempt.statusCode}`;
-  if (attempt.statusCode !== null) return `HTTP ${attempt.statusCode}: ${attempt.error}`;
+  const status = `HTTP ${attempt.statusCode}`;
+  // A refusal's error is its status ("HTTP 500"): said once, not "HTTP 500: HTTP 500".
+  if (attempt.statusCode !== null && (attempt.error === null || attempt.error === status)) return status;
+  if (attempt.statusCode !== null) return `${status}: ${attempt.error}`;
   return attempt.error ?? "no response";
 }
 
