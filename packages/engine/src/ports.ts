@@ -73,7 +73,10 @@ export interface TaskRecord {
   createdAt: number;
   updatedAt: number;
   startedAt: number | null;
-  /** When generation is due to end (service time), set when processing starts. */
+  /**
+   * When generation is due to end (service time): set at creation, cleared when
+   * a task goes back to the queue, set again by the claim that takes it.
+   */
   finishAt: number | null;
   /** createdAt + 10 minutes: past it, a task not yet terminal becomes TIMEOUT. */
   deadlineAt: number;

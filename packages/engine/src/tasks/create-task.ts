@@ -4,7 +4,7 @@ import { InsufficientCreditsError } from "../credits/insufficient-credits-error.
 import { chargeTask } from "../credits/ledger.js";
 import type { RandomUUID } from "../ids.js";
 import type { Store, TaskRecord } from "../ports.js";
-import { scenarioOf } from "./scenario.js";
+import { finishAtOf, scenarioOf } from "./scenario.js";
 
 /** The create response (HTTP 200, docs/api.md#response). */
 export interface CreateTaskBody {
@@ -33,6 +33,7 @@ export async function createTask(
   idempotency?: IdempotencyTarget,
 ): Promise<CreateTaskBody> {
   const cost = MODELS[request.model_type].credits;
+  const scenario = scenarioOf(request.prompt, config.unsafeWords);
   const task: TaskRecord = {
     id: randomUUID(),
     accountId,
@@ -42,14 +43,15 @@ export async function createTask(
     modelType: request.model_type,
     aspectRatio: request.aspect_ratio,
     callbackUrl: request.callback_url ?? null,
-    scenario: scenarioOf(request.prompt, config.unsafeWords),
+    scenario,
     cost,
     refundedAt: null,
     progress: 0,
     createdAt: now,
     updatedAt: now,
     startedAt: null,
-    finishAt: null,
+    // Known now (generation time runs from creation): the claim then has nothing to write here.
+    finishAt: finishAtOf(now, scenario, config.generationMs),
     deadlineAt: now + config.taskDeadlineMs,
     completedAt: null,
     videoKey: null,

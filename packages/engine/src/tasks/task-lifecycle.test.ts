@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../../test/support/harness.js";
+import { createHarness, fakeVideoStorage, type Harness, START } from "../../test/support/harness.js";
+import { createEngine } from "../engine.js";
 
 async function credits(h: Harness): Promise<number> {
   const response = await h.call("GET", "/api/gen/account");
@@ -172,6 +173,28 @@ describe("a render that ends after its generation time", () => {
     await h.engine.idle();
     // 3 renders left: not yet; 2, 1, 0 left: each says so (a host's wakes coalesce).
     expect(ended).toEqual([0, 1, 2, 3]);
+  });
+
+  it("a task's generation end is known from creation; a released task is given it again when claimed", async () => {
+    const h = await createHarness();
+    h.renderer.mode = "hang";
+    const taskId = await h.create({ prompt: "A fox [[delay:90s]]" });
+    const stored = () => h.store.transaction((tx) => tx.getTask(taskId));
+    expect(await stored()).toMatchObject({ state: "queued", finishAt: START + 90_000 });
+    await h.engine.tick();
+    expect(await stored()).toMatchObject({ state: "processing", finishAt: START + 90_000 });
+    await h.engine.drain();
+    expect(await stored()).toMatchObject({ state: "queued", finishAt: null });
+    const other = createEngine({
+      store: h.store,
+      clock: h.clock,
+      renderer: h.renderer,
+      videoStorage: fakeVideoStorage,
+      sender: h.sender,
+    });
+    expect(await other.tick()).toMatchObject({ claimed: 1 });
+    expect(await stored()).toMatchObject({ state: "processing", finishAt: START + 90_000 });
+    await other.drain();
   });
 
   it("before its generation time, only records the video; the task completes when due", async () => {

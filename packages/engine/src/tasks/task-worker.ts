@@ -162,8 +162,12 @@ export class TaskWorker {
     return store.transaction(async (tx) => {
       const claimed = await tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs);
       for (const task of claimed) {
-        task.finishAt = finishAtOf(task.createdAt, task.scenario, config.generationMs);
-        await tx.transitionTask(task.id, ["processing"], { finishAt: task.finishAt }, workerId);
+        // Set at creation; written here only for a task released back to the queue (or created
+        // by a process with another generation time): one statement per claim, not per task.
+        const finishAt = finishAtOf(task.createdAt, task.scenario, config.generationMs);
+        if (task.finishAt === finishAt) continue;
+        task.finishAt = finishAt;
+        await tx.transitionTask(task.id, ["processing"], { finishAt }, workerId);
       }
       return claimed;
     });
