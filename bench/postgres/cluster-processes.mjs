@@ -120,7 +120,8 @@ export function cycling(paths, headers) {
 export async function secondsUntil(count, target, { timeoutMs = 120_000, pollMs = 10 } = {}) {
   const started = performance.now();
   for (;;) {
-    const value = await count();
+    // A failed count (a dropped connection) is read again at the next poll.
+    const value = await count().catch(() => 0);
     if (value >= target) return (performance.now() - started) / 1000;
     if (performance.now() - started > timeoutMs)
       throw new Error(`only ${value} of ${target} done after ${timeoutMs / 1000} s`);

@@ -67,6 +67,20 @@ async function benchDatabase(cluster) {
   return url;
 }
 
+/**
+ * Counts rows while workers drain a queue, through a small pool: a connection
+ * that fails is replaced and the count read again at the next poll.
+ */
+function countingPool(databaseUrl) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  pool.on("error", () => undefined);
+  return {
+    pool,
+    count: async (query) => Number((await pool.query(query)).rows[0].count),
+    end: () => pool.end().catch(() => undefined),
+  };
+}
+
 /** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
 async function measureApi(urls, statusPaths) {
   const reads = { connections: CONNECTIONS, requests: cycling(statusPaths, auth) };
@@ -135,7 +149,7 @@ async function genvideoDrain(cluster, workerCount) {
   const env = { GENVIDEO_TIME_SCALE: "1", GENVIDEO_WORKERS: String(CONCURRENCY) };
   const api = await startGenvideo({ databaseUrl, role: "api", env });
   const workers = [];
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const counter = countingPool(databaseUrl);
   try {
     execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
       env: { ...process.env, ...api.environment },
@@ -156,15 +170,13 @@ async function genvideoDrain(cluster, workerCount) {
       path: "/api/gen/generate",
     });
     if (created.failures > 0) throw new Error(`${created.failures} of ${TASKS} creates failed`);
-    await client.connect();
-    const completed = async () =>
-      Number((await client.query("select count(*) from tasks where state = 'completed'")).rows[0].count);
+    const completed = () => counter.count("select count(*) from tasks where state = 'completed'");
     release(workers);
     const seconds = await secondsUntil(completed, TASKS);
     return Math.round(TASKS / seconds);
   } finally {
     release(workers);
-    await client.end().catch(() => undefined);
+    await counter.end();
     await Promise.all([api, ...workers].map((server) => server.stop()));
   }
 }
@@ -172,7 +184,9 @@ async function genvideoDrain(cluster, workerCount) {
 /** The same for graphile-worker: as many no-op jobs, as many runners, the same concurrency. */
 async function graphileDrain(cluster, runnerCount) {
   const databaseUrl = await benchDatabase(cluster);
-  const utils = await makeWorkerUtils({ connectionString: databaseUrl });
+  const counter = countingPool(databaseUrl);
+  // Its pool is ours: a connection that fails then ends nothing but that connection.
+  const utils = await makeWorkerUtils({ pgPool: counter.pool });
   const runners = [];
   try {
     await utils.migrate();
@@ -188,21 +202,16 @@ async function graphileDrain(cluster, runnerCount) {
         Array.from({ length: size }, (_, index) => ({ identifier: "noop", payload: { index } })),
       );
     }
-    const remaining = async () =>
-      Number(
-        (
-          await utils.withPgClient((client) =>
-            client.query("select count(*) from graphile_worker._private_jobs"),
-          )
-        ).rows[0].count,
-      );
+    const done = async () =>
+      TASKS - (await counter.count("select count(*) from graphile_worker._private_jobs"));
     release(runners);
-    const seconds = await secondsUntil(async () => TASKS - (await remaining()), TASKS);
+    const seconds = await secondsUntil(done, TASKS);
     return Math.round(TASKS / seconds);
   } finally {
     release(runners);
     await Promise.all(runners.map((runner) => runner.stop()));
     await utils.release();
+    await counter.end();
   }
 }
 
