@@ -63,6 +63,15 @@ export async function writesWithoutLease(
   });
 }
 
+/** Every write to one row (a task, an event with its attempts), oldest first. */
+export async function writesTo(db: pg.Client, rowId: string): Promise<AuditedWrite[]> {
+  const { rows } = await db.query<AuditedWrite>(
+    "select * from genvideo_audit where row_id = $1 order by at",
+    [rowId],
+  );
+  return rows;
+}
+
 /** Every task's writes that moved it from an active state into a terminal one. */
 export async function terminalTransitions(db: pg.Client): Promise<AuditedWrite[]> {
   const { rows } = await db.query<AuditedWrite>(
