@@ -11,6 +11,12 @@ import { serverCli, serverEnvironment, startProcess } from "../server/processes.
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
+/** Processes started and not yet stopped: if the benchmark dies, they die with it rather than linger. */
+const running = new Set();
+process.on("exit", () => {
+  for (const started of running) started.signal("SIGKILL");
+});
+
 /**
  * `genvideo-server start` on `databaseUrl` (PostgreSQL) in `role`, or on SQLite
  * (role all) when `databaseUrl` is undefined. Each process has a data directory
@@ -24,13 +30,15 @@ export async function startGenvideo({ databaseUrl, role = "all", env = {} }) {
     ...env,
   };
   const child = startProcess([serverCli, "start"], environment);
+  running.add(child);
   const url = await child.url;
   return {
     url,
-    pid: child.pid,
     environment,
+    signal: child.signal,
     async stop() {
       await child.stop();
+      running.delete(child);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -42,6 +50,13 @@ export function startGraphileRunner(databaseUrl, concurrency) {
     env: { ...process.env, DATABASE_URL: databaseUrl, CONCURRENCY: String(concurrency) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const started = {
+    signal(name) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    },
+  };
+  running.add(started);
+  child.once("exit", () => running.delete(started));
   let output = "";
   return new Promise((resolve, reject) => {
     child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
@@ -51,7 +66,7 @@ export function startGraphileRunner(databaseUrl, concurrency) {
       child.stdout.removeAllListeners("data");
       child.stdout.resume();
       resolve({
-        pid: child.pid,
+        signal: started.signal,
         stop() {
           if (child.exitCode !== null) return Promise.resolve();
           const exited = new Promise((done) => child.once("exit", done));
@@ -70,10 +85,10 @@ export function startGraphileRunner(databaseUrl, concurrency) {
  * processes boot on a busy machine or how fast the queue was filled.
  */
 export function hold(processes) {
-  for (const { pid } of processes) process.kill(pid, "SIGSTOP");
+  for (const started of processes) started.signal("SIGSTOP");
 }
 export function release(processes) {
-  for (const { pid } of processes) process.kill(pid, "SIGCONT");
+  for (const started of processes) started.signal("SIGCONT");
 }
 
 /**

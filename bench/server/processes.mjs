@@ -70,6 +70,10 @@ export function startProcess(args, env) {
     url,
     pid: child.pid,
     output: () => output,
+    /** Sends `name` (SIGSTOP, SIGCONT, SIGKILL) while the process runs; never to a pid it no longer owns. */
+    signal(name) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    },
     stop() {
       if (child.exitCode !== null) return Promise.resolve(child.exitCode);
       const exited = new Promise((resolve) => child.once("exit", resolve));
