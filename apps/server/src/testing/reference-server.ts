@@ -70,6 +70,12 @@ export interface StartOptions {
   startTimeoutMs?: number;
   /** A built CLI to run (a path to its `cli.js`) instead of the one `cliCommand()` picks. */
   cli?: string;
+  /**
+   * Start the server in a session of its own, as a server started from another terminal is:
+   * on Linux with scheduler autogroups it then gets its own share of the CPU rather than a
+   * part of the test runner's (its renders' priority is lowered relative to the server only).
+   */
+  ownSession?: boolean;
 }
 
 export function serverEnvironment(
@@ -108,6 +114,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     cwd: dataDir,
     env: serverEnvironment(dataDir, options.env, options.bootstrap ?? true),
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.ownSession ?? false,
   });
   let output = "";
   let stdout = "";

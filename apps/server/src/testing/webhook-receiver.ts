@@ -11,11 +11,20 @@ export interface ReceivedWebhook {
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
+  /** Resolves once `count` webhooks have arrived in all, without polling. */
+  whenReceived(count: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
 }
 
 export async function startWebhookReceiver(status = 200): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
+  const waiters: { count: number; resolve: (all: ReceivedWebhook[]) => void }[] = [];
+  const settle = () => {
+    for (const waiter of waiters.filter(({ count }) => received.length >= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(received);
+    }
+  };
   const server = createServer((request, response) => {
     let body = "";
     request.setEncoding("utf8");
@@ -23,12 +32,18 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
     request.on("end", () => {
       received.push({ headers: request.headers, body });
       response.writeHead(status).end();
+      settle();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
+    whenReceived: (count) =>
+      new Promise((resolve) => {
+        waiters.push({ count, resolve });
+        settle();
+      }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
