@@ -6,13 +6,13 @@
  */
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RunningServer, removeDataDir, TEST_API_KEY } from "@genvideo/server/testing";
+import { type RunningServer, TEST_API_KEY } from "@genvideo/server/testing";
 import { createClient } from "@hey-api/openapi-ts";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type DriveResult, driveEverything, PNG, startDrivenServer } from "./support/exchanges.js";
-import { servedDocument } from "./support/served-document.js";
+import { startDocumentedServer } from "./support/served-document.js";
 import { scratchDirectory } from "./support/tools.js";
 
 let server: RunningServer;
@@ -22,13 +22,9 @@ const scratch = scratchDirectory("generated");
 const cleanups: (() => unknown)[] = [scratch.remove];
 
 beforeAll(async () => {
-  server = await startDrivenServer();
-  cleanups.push(
-    () => removeDataDir(server.dataDir),
-    () => server.stop(),
-  );
-  const served = await servedDocument(server);
-  cleanups.push(served.remove);
+  const started = await startDocumentedServer(startDrivenServer, cleanups);
+  server = started.server;
+  const { served } = started;
   scratch.write("openapi-typescript.ts", astToString(await openapiTS(new URL(`file://${served.path}`))));
   await createClient({
     input: served.path,

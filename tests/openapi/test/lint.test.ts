@@ -2,24 +2,20 @@
  * Redocly (`recommended-strict`) and Spectral (`spectral:oas`) on the document the reference
  * server serves: no error, no warning (but the one justified in redocly.yaml).
  */
-import { type RunningServer, removeDataDir, startServer } from "@genvideo/server/testing";
+import { startServer } from "@genvideo/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { servedDocument } from "./support/served-document.js";
+import { startDocumentedServer } from "./support/served-document.js";
 import { packageRoot, runTool, scratchDirectory } from "./support/tools.js";
 
-let server: RunningServer;
 let documentPath: string;
 let document: Record<string, any>;
 const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
-  server = await startServer({ env: { GENVIDEO_RENDERER: "fixture" } });
-  cleanups.push(
-    () => removeDataDir(server.dataDir),
-    () => server.stop(),
+  const { served } = await startDocumentedServer(
+    () => startServer({ env: { GENVIDEO_RENDERER: "fixture" } }),
+    cleanups,
   );
-  const served = await servedDocument(server);
-  cleanups.push(served.remove);
   documentPath = served.path;
   document = served.document;
 });

@@ -5,7 +5,7 @@
  * server refuses them too.
  */
 import { ERROR_CODES } from "@genvideo/schema";
-import { type RunningServer, removeDataDir } from "@genvideo/server/testing";
+import type { RunningServer } from "@genvideo/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type DriveResult,
@@ -14,7 +14,7 @@ import {
   startDrivenServer,
 } from "./support/exchanges.js";
 import { type PrismProxy, startPrismProxy, violationsOf } from "./support/prism.js";
-import { servedDocument } from "./support/served-document.js";
+import { startDocumentedServer } from "./support/served-document.js";
 import { startSwitchUpstream } from "./support/switch-upstream.js";
 
 let server: RunningServer;
@@ -24,13 +24,9 @@ let document: Record<string, any>;
 const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
-  server = await startDrivenServer();
-  cleanups.push(
-    () => removeDataDir(server.dataDir),
-    () => server.stop(),
-  );
-  const served = await servedDocument(server);
-  cleanups.push(served.remove);
+  const started = await startDocumentedServer(startDrivenServer, cleanups);
+  server = started.server;
+  const { served } = started;
   document = served.document;
   const recorded = await recordDirectAnswers(server);
   const upstream = await startSwitchUpstream(server.url, recorded);
