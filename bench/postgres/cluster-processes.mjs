@@ -2,7 +2,7 @@
 // PostgreSQL database, graphile-worker runners, and autocannon loads split over
 // several API processes.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +35,7 @@ export async function startGenvideo({ databaseUrl, role = "all", env = {} }) {
   return {
     url,
     environment,
+    pid: child.pid,
     signal: child.signal,
     async stop() {
       await child.stop();
@@ -43,6 +44,24 @@ export async function startGenvideo({ databaseUrl, role = "all", env = {} }) {
     },
   };
 }
+
+/**
+ * CPU seconds (user + system) a running process has used so far, from
+ * /proc (Linux); undefined elsewhere. Read before and after a drain, it says
+ * what a task costs the worker process, whatever else shares the machine.
+ */
+export function cpuSecondsOf(pid) {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+/** Linux's USER_HZ, the unit of /proc's CPU times, is 100 on every architecture it runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** A graphile-worker runner process with a no-op task, resolved once it is ready for jobs. */
 export function startGraphileRunner(databaseUrl, concurrency) {

@@ -27,6 +27,7 @@ import pg from "pg";
 import { auth, createBody, seedStatusTargets, serverCli } from "../server/processes.mjs";
 import { textTable } from "../text-table.mjs";
 import {
+  cpuSecondsOf,
   cycling,
   hold,
   loadAcross,
@@ -147,6 +148,10 @@ async function genvideoDrain(cluster, workerCount) {
   // No service time: a deadline of 10 real minutes never ends a task here.
   const env = { GENVIDEO_TIME_SCALE: "1", GENVIDEO_WORKERS: String(CONCURRENCY) };
   const api = await startGenvideo({ databaseUrl, role: "api", env });
+  // e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`: where a worker's time goes during the drain.
+  const workerEnv = process.env.BENCH_WORKER_NODE_OPTIONS
+    ? { ...env, NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
+    : env;
   const workers = [];
   const counter = countingPool(databaseUrl);
   try {
@@ -156,7 +161,9 @@ async function genvideoDrain(cluster, workerCount) {
     });
     workers.push(
       ...(await Promise.all(
-        Array.from({ length: workerCount }, () => startGenvideo({ databaseUrl, role: "worker", env })),
+        Array.from({ length: workerCount }, () =>
+          startGenvideo({ databaseUrl, role: "worker", env: workerEnv }),
+        ),
       )),
     );
     hold(workers);
@@ -170,14 +177,24 @@ async function genvideoDrain(cluster, workerCount) {
     });
     if (created.failures > 0) throw new Error(`${created.failures} of ${TASKS} creates failed`);
     const completed = () => counter.count("select count(*) from tasks where state = 'completed'");
+    const cpuBefore = workersCpuSeconds(workers);
     release(workers);
     const seconds = await secondsUntil(completed, TASKS);
-    return Math.round(TASKS / seconds);
+    const cpuSeconds = workersCpuSeconds(workers) - cpuBefore;
+    return {
+      tasksPerSecond: Math.round(TASKS / seconds),
+      cpuMsPerTask: Number.isNaN(cpuSeconds) ? undefined : Number(((cpuSeconds * 1000) / TASKS).toFixed(2)),
+    };
   } finally {
     release(workers);
     await counter.end();
     await Promise.all([api, ...workers].map((server) => server.stop()));
   }
+}
+
+/** CPU seconds the worker processes used so far, summed (NaN where /proc is missing). */
+function workersCpuSeconds(workers) {
+  return workers.reduce((sum, worker) => sum + (cpuSecondsOf(worker.pid) ?? Number.NaN), 0);
 }
 
 /** The same for graphile-worker: as many no-op jobs, as many runners, the same concurrency. */
@@ -225,10 +242,12 @@ async function main() {
     const drains = [];
     for (const count of PARTS.includes("workers") ? WORKER_COUNTS : []) {
       console.error(`workers: ${count} process(es)`);
-      const genvideo = await genvideoDrain(cluster, count);
+      const { tasksPerSecond: genvideo, cpuMsPerTask } = await genvideoDrain(cluster, count);
       const graphile = await graphileDrain(cluster, count);
-      console.error(`  genvideo ${genvideo} tasks/s, graphile-worker ${graphile} jobs/s`);
-      drains.push({ processes: count, genvideo, graphile, ratio: genvideo / graphile });
+      console.error(
+        `  genvideo ${genvideo} tasks/s (${cpuMsPerTask ?? "?"} ms of worker CPU per task), graphile-worker ${graphile} jobs/s`,
+      );
+      drains.push({ processes: count, genvideo, graphile, ratio: genvideo / graphile, cpuMsPerTask });
     }
     report(api, drains, loadBefore);
   } finally {
@@ -280,6 +299,7 @@ function report(api, drains, loadBefore) {
           "graphile-worker jobs/s",
           "genvideo / graphile",
           "target >= 50%",
+          "worker CPU ms/task",
         ],
         ...drains.map((row) => [
           String(row.processes),
@@ -287,6 +307,7 @@ function report(api, drains, loadBefore) {
           String(row.graphile),
           `${(row.ratio * 100).toFixed(0)}%`,
           row.ratio >= TARGET ? "met" : "MISSED",
+          row.cpuMsPerTask === undefined ? "n/a" : String(row.cpuMsPerTask),
         ]),
       ]),
     );
