@@ -91,12 +91,13 @@ export async function failTask(
  * Ends a task as completed with its video (the key is stored, the signed URL
  * goes into the notification), if it is still in one of `from` (default
  * processing: the worker completes only what it holds) and, with
- * `leaseOwner`, still leased by that owner.
+ * `leaseOwner`, still leased by that owner. A task without a callback URL
+ * needs no signed URL (`url: null`): status reads sign their own.
  */
 export async function completeTask(
   tx: StoreTransaction,
   task: TaskRecord,
-  video: { key: string; url: string },
+  video: { key: string; url: string | null },
   context: TransitionContext & { from?: readonly TaskState[] },
 ): Promise<boolean> {
   const { now, from = ["processing"], leaseOwner } = context;
@@ -114,6 +115,9 @@ export async function completeTask(
     },
     leaseOwner,
   );
-  if (won) await enqueueNotification(tx, task, completedPayload(task.id, video.url), context);
+  if (!won || task.callbackUrl === null) return won;
+  if (video.url === null)
+    throw new Error(`task ${task.id} has a callback URL: its completion needs the video's signed URL`);
+  await enqueueNotification(tx, task, completedPayload(task.id, video.url), context);
   return won;
 }

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
-import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
+import type { Renderer, Store, StoreTransaction, TaskRecord, VideoStorage } from "../ports.js";
 import { completeTask, failTask } from "./lifecycle.js";
 import { finishAtOf } from "./scenario.js";
 
@@ -34,6 +34,15 @@ interface RunningRender {
   promise: Promise<void>;
 }
 
+/** A rendered task due to end, and the render waiting to hear whether its completion won. */
+interface PendingCompletion {
+  task: TaskRecord;
+  video: { key: string; url: string | null };
+  now: number;
+  resolve: (won: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
@@ -55,6 +64,10 @@ export class TaskWorker {
   #draining = false;
   /** Tasks renders completed since the last report (see `#startRender`). */
   #completedByRenders = 0;
+  /** Rendered tasks waiting for the next completion transaction (see `#commitCompletions`). */
+  readonly #completions: PendingCompletion[] = [];
+  /** The completion transactions in flight, one after the other, while renders keep ending. */
+  #committing: Promise<void> | undefined;
 
   constructor(deps: TaskWorkerDependencies) {
     this.#deps = deps;
@@ -101,7 +114,7 @@ export class TaskWorker {
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
     const report = { completed: this.#completedByRenders, failed: 0, timedOut: 0 };
     this.#completedByRenders = 0;
-    const { store, videoStorage, randomUUID } = this.#deps;
+    const { store, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const due = await store.transaction((tx) => tx.listDueCompletions(now, BATCH));
@@ -115,10 +128,7 @@ export class TaskWorker {
         if (fail) {
           if (await store.transaction((tx) => failTask(tx, task, fail, fenced))) report.failed++;
         } else if (task.videoKey !== null) {
-          const video = {
-            key: task.videoKey,
-            url: await videoStorage.signedUrl(task.videoKey, task.id, now),
-          };
+          const video = await this.#videoOf(task, task.videoKey, now);
           if (await store.transaction((tx) => completeTask(tx, task, video, fenced))) report.completed++;
         }
         this.#forget(task.id);
@@ -247,15 +257,18 @@ export class TaskWorker {
 
   /** Records a finished render: the video, or (its generation time over already) the task's end. */
   async #recordRender(task: TaskRecord, videoKey: string) {
-    const { store, clock, videoStorage, workerId, randomUUID } = this.#deps;
+    const { store, clock, workerId } = this.#deps;
     const now = clock.now();
     if (task.finishAt !== null && task.finishAt <= now && task.finishAt <= task.deadlineAt) {
       // Its generation time is over already (it waited in a backlog longer than that, or
       // the clock is fast): the task ends in the transaction that records its video, as
       // `finishDue` would end it at the next tick, one transaction and one listing fewer.
-      const video = { key: videoKey, url: await videoStorage.signedUrl(videoKey, task.id, now) };
-      const context = { now, randomUUID, leaseOwner: workerId };
-      if (await store.transaction((tx) => completeTask(tx, task, video, context))) this.#completedByRenders++;
+      const video = await this.#videoOf(task, videoKey, now);
+      const won = await new Promise<boolean>((resolve, reject) => {
+        this.#completions.push({ task, video, now, resolve, reject });
+        this.#committing ??= this.#commitCompletions();
+      });
+      if (won) this.#completedByRenders++;
       // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
       this.#held.delete(task.id);
       return;
@@ -263,6 +276,47 @@ export class TaskWorker {
     await store.transaction((tx) =>
       tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
     );
+  }
+
+  /**
+   * Group commit: renders that end while a completion transaction is in flight
+   * wait for it and then commit together, one BEGIN and COMMIT for them all
+   * rather than per task. No timer: a lone completion commits at once, and a
+   * batch is exactly what piled up during the previous commit. Each task is
+   * still its own compare-and-set fenced by our lease, so each outcome is
+   * written once; a batch that fails is tried again task by task, so one
+   * task's error never costs the others their renders.
+   */
+  async #commitCompletions() {
+    const { store, workerId, randomUUID } = this.#deps;
+    const complete = (tx: StoreTransaction, { task, video, now }: PendingCompletion) =>
+      completeTask(tx, task, video, { now, randomUUID, leaseOwner: workerId });
+    while (this.#completions.length > 0) {
+      const batch = this.#completions.splice(0, BATCH);
+      try {
+        const won = await store.transaction(async (tx) => {
+          const results: boolean[] = [];
+          for (const pending of batch) results.push(await complete(tx, pending));
+          return results;
+        });
+        for (const [index, pending] of batch.entries()) pending.resolve(won[index]!);
+      } catch (error) {
+        if (batch.length === 1) {
+          batch[0]!.reject(error);
+          continue;
+        }
+        for (const pending of batch) {
+          await store.transaction((tx) => complete(tx, pending)).then(pending.resolve, pending.reject);
+        }
+      }
+    }
+    this.#committing = undefined;
+  }
+
+  /** The video as a completion records it: its URL is signed only for a notification to carry. */
+  async #videoOf(task: TaskRecord, key: string, now: number): Promise<{ key: string; url: string | null }> {
+    if (task.callbackUrl === null) return { key, url: null };
+    return { key, url: await this.#deps.videoStorage.signedUrl(key, task.id, now) };
   }
 
   /** The renderer failed: GENERATION_FAILED (refunded), if the task is still ours. */
