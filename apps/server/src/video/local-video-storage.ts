@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { copyFile, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
@@ -8,6 +8,8 @@ import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
 import {
   deleteFilesOlderThan,
   deletePartialsOlderThan,
+  ensureDirectory,
+  forgetDirectory,
   removeFile,
   STALE_STAGING_MS,
   stagingFile,
@@ -84,10 +86,16 @@ export class LocalVideoStorage implements ServedVideoStorage {
 
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
     const videoKey = this.keyForTask(taskId);
-    await mkdir(this.dir, { recursive: true });
+    await ensureDirectory(this.dir);
     const target = join(this.dir, videoKey);
     try {
-      await rename(sourcePath, target);
+      await rename(sourcePath, target).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+        // The folder may have been removed since it was made: make it again, once.
+        forgetDirectory(this.dir);
+        await ensureDirectory(this.dir);
+        await rename(sourcePath, target);
+      });
     } catch (error) {
       // A staging file from another file system (a caller's temp dir) cannot be renamed in.
       if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;

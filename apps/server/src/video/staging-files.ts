@@ -15,8 +15,27 @@ export const STALE_STAGING_MS = 60 * 60 * 1000;
 /** A fresh path in `dir/.staging/` for the file that becomes `videoKey`; creates the folder. */
 export async function stagingFile(dir: string, videoKey: string): Promise<string> {
   const staging = join(dir, STAGING);
-  await mkdir(staging, { recursive: true });
+  await ensureDirectory(staging);
   return join(staging, `${videoKey}.${randomUUID()}.partial`);
+}
+
+/** Folders this process made or found: nothing here removes them, the sweeps delete files only. */
+const directories = new Set<string>();
+
+/**
+ * Creates a folder once per process, not once per video: at hundreds of
+ * renders a second, a `mkdir` per file was a tenth of a worker's CPU.
+ * A caller whose write then fails with ENOENT (the folder was removed from
+ * outside) calls `forgetDirectory` and tries once more.
+ */
+export async function ensureDirectory(path: string): Promise<void> {
+  if (directories.has(path)) return;
+  await mkdir(path, { recursive: true });
+  directories.add(path);
+}
+
+export function forgetDirectory(path: string): void {
+  directories.delete(path);
 }
 
 /** Removes a file, ignoring one that is already gone. */
