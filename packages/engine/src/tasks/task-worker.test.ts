@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { createHarness, type Harness } from "../../test/support/harness.js";
+import type { StoreTransaction } from "../ports.js";
+
+/**
+ * Renders held at a gate, all let go at once: their completions arrive while
+ * the first one commits, as they do in a worker under load.
+ */
+function gateRenders(h: Harness): () => void {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  h.renderer.render = async (job) => {
+    h.renderer.jobs.push(job);
+    await gate;
+    return { videoKey: `videos/${job.taskId}.mp4` };
+  };
+  return open;
+}
+
+/**
+ * Watches the store's transactions: how many completions each one wrote, and
+ * (when `failBatch`) fails, once, the first transaction that writes a second one.
+ */
+function watchCompletions(h: Harness, { failBatch = false } = {}) {
+  const watched = { largestBatch: 0, failed: false };
+  const transaction = h.store.transaction.bind(h.store);
+  h.store.transaction = (work) =>
+    transaction((tx) => {
+      let completions = 0;
+      const counting: StoreTransaction = {
+        ...tx,
+        async transitionTask(id, from, patch, leaseOwner) {
+          if (patch.state === "completed") {
+            completions++;
+            watched.largestBatch = Math.max(watched.largestBatch, completions);
+            if (failBatch && completions === 2 && !watched.failed) {
+              watched.failed = true;
+              throw new Error("Connection terminated unexpectedly");
+            }
+          }
+          return tx.transitionTask(id, from, patch, leaseOwner);
+        },
+      };
+      return work(counting);
+    });
+  return watched;
+}
+
+const states = async (h: Harness, ids: string[]) =>
+  Promise.all(ids.map(async (id) => (await h.store.transaction((tx) => tx.getTask(id)))?.state));
+
+describe("completions of renders that end together", () => {
+  it("commit together, each still fenced by its own lease", async () => {
+    const h = await createHarness({ workerConcurrency: 5 });
+    const open = gateRenders(h);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) ids.push(await h.create({ prompt: `fox ${index} [[delay:0s]]` }));
+    await h.engine.tick();
+    // Another worker took one task over (its lease ran out while this one was frozen).
+    const [stolen, ...ours] = ids as [string, ...string[]];
+    await h.store.transaction((tx) => tx.transitionTask(stolen, ["processing"], { leaseOwner: "other" }));
+    const watched = watchCompletions(h);
+    open();
+    await h.engine.idle();
+    expect(await states(h, ours)).toEqual(ours.map(() => "completed"));
+    expect(await h.store.transaction((tx) => tx.getTask(stolen))).toMatchObject({
+      state: "processing",
+      leaseOwner: "other",
+      videoKey: null,
+    });
+    expect(watched.largestBatch).toBeGreaterThan(1);
+    expect((await h.engine.tick()).completed).toBe(ours.length);
+  });
+
+  it("are tried one by one when their batch fails: no render is lost or done twice", async () => {
+    const h = await createHarness({ workerConcurrency: 5 });
+    const open = gateRenders(h);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) ids.push(await h.create({ prompt: `fox ${index} [[delay:0s]]` }));
+    await h.engine.tick();
+    const watched = watchCompletions(h, { failBatch: true });
+    open();
+    await h.engine.idle();
+    expect(watched.failed).toBe(true);
+    expect(await states(h, ids)).toEqual(ids.map(() => "completed"));
+    expect(h.renderer.jobs).toHaveLength(ids.length);
+    const ledger = await h.engine.admin.listLedger(h.accountId);
+    expect(ledger.filter((entry) => entry.reason === "charge")).toHaveLength(ids.length);
+    expect(ledger.filter((entry) => entry.reason === "refund")).toHaveLength(0);
+  });
+});
