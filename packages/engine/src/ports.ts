@@ -188,8 +188,13 @@ export interface StoreTransaction {
   ): Promise<boolean>;
   /** Claims up to `limit` queued tasks (oldest first) for `owner` until `leaseExpiresAt`, moving them to processing. */
   claimQueuedTasks(owner: string, limit: number, now: number, leaseExpiresAt: number): Promise<TaskRecord[]>;
-  /** Processing tasks whose lease expired (their worker died): to be released or re-claimed. */
-  listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]>;
+  /**
+   * Hands processing tasks whose lease ran out at or before `now` (their worker died or froze)
+   * back to the queue, up to `limit`, the longest expired first; returns how many. The expiry is
+   * part of the compare-and-set: a lease its owner renewed after another worker saw it expired
+   * is live again and stays. A rendered video is kept, so the next claim needn't render again.
+   */
+  releaseExpiredLeases(now: number, limit: number): Promise<number>;
   /** Tasks not terminal whose deadline is at or before `now`. */
   listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]>;
   /**

@@ -69,7 +69,7 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
     transitionTask: (id, from, patch, leaseOwner) => tasks.transitionTask(id, from, patch, leaseOwner),
     claimQueuedTasks: (owner, limit, now, leaseExpiresAt) =>
       tasks.claimQueuedTasks(owner, limit, now, leaseExpiresAt),
-    listExpiredLeases: (now, limit) => tasks.listExpiredLeases(now, limit),
+    releaseExpiredLeases: (now, limit) => tasks.releaseExpiredLeases(now, limit),
     listOverdueTasks: (now, limit) => tasks.listOverdueTasks(now, limit),
     listDueCompletions: (now, limit) => tasks.listDueCompletions(now, limit),
     countTasks: (accountId) => tasks.countTasks(accountId),

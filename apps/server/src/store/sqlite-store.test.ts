@@ -346,7 +346,11 @@ describe("SQLite store", () => {
     };
     const tx = createStoreTransaction({
       db,
-      exec: { rows: explain, first: async () => undefined, changes: async () => 0 },
+      exec: {
+        rows: explain,
+        first: async () => undefined,
+        changes: async (query) => (await explain(query)).length,
+      },
       compiled: new CompiledQueries(),
       rowLocks: false,
       loadRequest: () => undefined,
@@ -354,7 +358,7 @@ describe("SQLite store", () => {
     await tx.claimQueuedTasks("w", 10, 0, 1);
     await tx.listOverdueTasks(0, 10);
     await tx.listDueCompletions(0, 10);
-    await tx.listExpiredLeases(0, 10);
+    await tx.releaseExpiredLeases(0, 10);
     database.close();
     expect(plans).toEqual([
       expect.stringMatching(/USING (COVERING )?INDEX tasks_queued_created(?!.*TEMP B-TREE)/),

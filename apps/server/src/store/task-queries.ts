@@ -1,10 +1,10 @@
 /** Tasks: the compare-and-set transitions and the worker's claim and sweep queries. */
 import { ACTIVE_STATES, type TaskRecord, type TaskState } from "@genvideo/engine";
-import { type Selectable, sql } from "kysely";
+import { type QueryCreator, type Selectable, sql } from "kysely";
 import { QueryGroup } from "./query-group.js";
 import { type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
-import { INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
+import { type Database, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 
 type TaskRow = Selectable<TasksTable>;
 
@@ -179,16 +179,50 @@ export class KyselyTaskQueries extends QueryGroup {
       .sort(oldestFirst);
   }
 
-  async listExpiredLeases(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.rows<TaskRow>(
-      this.selectTasks()
+  /**
+   * One statement: the expiry is checked again by the UPDATE itself (on the newest row version in
+   * PostgreSQL), so a lease renewed since the candidates were chosen is left alone.
+   */
+  async releaseExpiredLeases(now: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    const released = {
+      state: "queued",
+      lease_owner: null,
+      lease_expires_at: null,
+      started_at: null,
+      finish_at: null,
+    } as const;
+    const expired = (db: QueryCreator<Database>) =>
+      db
+        .selectFrom("tasks")
+        .select("id")
         .where("state", "=", PROCESSING)
-        .where("lease_expires_at", "<=", now)
+        .where("lease_expires_at", "<=", slot(0))
         .orderBy("lease_expires_at")
         .orderBy("id")
-        .limit(limit),
+        .limit(slot(1) as unknown as number);
+    const query = this.cached(
+      "releaseExpiredLeases",
+      () =>
+        this.context.rowLocks
+          ? // PostgreSQL: as in the claim, candidates locked in a CTE, rows another worker is releasing skipped.
+            this.db
+              .with("candidates", (db) => expired(db).forUpdate().skipLocked())
+              .updateTable("tasks")
+              .set(released)
+              .from("candidates")
+              .whereRef("tasks.id", "=", "candidates.id")
+              .where("tasks.state", "=", PROCESSING)
+              .where("tasks.lease_expires_at", "<=", slot(0))
+          : this.db
+              .updateTable("tasks")
+              .set(released)
+              .where("id", "in", expired(this.db))
+              .where("state", "=", PROCESSING)
+              .where("lease_expires_at", "<=", slot(0)),
+      [now, limit],
     );
-    return rows.map((row) => this.toTask(row));
+    return this.changes(query);
   }
 
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {

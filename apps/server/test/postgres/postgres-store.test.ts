@@ -74,6 +74,51 @@ describePostgres("PostgreSQL store", () => {
     }
   });
 
+  it("never releases a lease its owner is renewing: the release skips the row, and finds it live after", async () => {
+    const url = await freshDatabase();
+    const [owner, other] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+    try {
+      const now = 1_000_000;
+      await owner!.store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "acc", name: "a", credits: 0, createdAt: 1 });
+        await tx.insertTask(
+          taskRecord("t1", {
+            accountId: "acc",
+            state: "processing",
+            leaseOwner: "w",
+            leaseExpiresAt: now - 1,
+          }),
+        );
+      });
+      let commitRenewal = () => {};
+      const renewed = new Promise<void>((resolve) => {
+        commitRenewal = resolve;
+      });
+      let renewing = () => {};
+      const locked = new Promise<void>((resolve) => {
+        renewing = resolve;
+      });
+      // The owner wakes past its lease and renews; its transaction is still open when another worker sweeps.
+      const renewal = owner!.store.transaction(async (tx) => {
+        await tx.transitionTask("t1", ["processing"], { leaseExpiresAt: now + 60_000 }, "w");
+        renewing();
+        await renewed;
+      });
+      await locked;
+      expect(await other!.store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+      commitRenewal();
+      await renewal;
+      expect(await other!.store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+      expect(await other!.store.transaction((tx) => tx.getTask("t1"))).toMatchObject({
+        state: "processing",
+        leaseOwner: "w",
+        leaseExpiresAt: now + 60_000,
+      });
+    } finally {
+      await Promise.all([owner!.store.close(), other!.store.close()]);
+    }
+  });
+
   it("survives PostgreSQL ending a session held in a transaction: the transaction fails, the process goes on", async () => {
     // What a process frozen mid-transaction (SIGSTOP, a paused VM) finds when it wakes: PostgreSQL
     // ended its session after idle_in_transaction_session_timeout, releasing the row locks.

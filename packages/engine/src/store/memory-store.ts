@@ -217,15 +217,19 @@ function memoryTransaction(
       for (const task of claimed) put(tables.tasks, task.id, task);
       return claimed.map(copy);
     },
-    async listExpiredLeases(now, limit) {
+    async releaseExpiredLeases(now, limit) {
       guard();
-      return [...tables.tasks.values()]
+      const expired = [...tables.tasks.values()]
         .filter(
           (task) => task.state === "processing" && task.leaseExpiresAt !== null && task.leaseExpiresAt <= now,
         )
-        .sort(byCreation)
-        .slice(0, limit)
-        .map(copy);
+        .sort((a, b) => a.leaseExpiresAt! - b.leaseExpiresAt! || byCreation(a, b))
+        .slice(0, Math.max(0, limit));
+      for (const task of expired) {
+        const released = { leaseOwner: null, leaseExpiresAt: null, startedAt: null, finishAt: null };
+        put(tables.tasks, task.id, { ...task, ...released, state: "queued" });
+      }
+      return expired.length;
     },
     async listOverdueTasks(now, limit) {
       guard();

@@ -207,16 +207,12 @@ export class TaskWorker {
     for (const id of lost) this.#forget(id, "lease lost");
   }
 
-  async #releaseExpiredLeases(now: number): Promise<number> {
-    const { store } = this.#deps;
-    return store.transaction(async (tx) => {
-      let released = 0;
-      for (const task of await tx.listExpiredLeases(now, BATCH)) {
-        if (task.leaseOwner === null || this.#held.has(task.id)) continue;
-        if (await tx.transitionTask(task.id, ["processing"], releasedPatch(), task.leaseOwner)) released++;
-      }
-      return released;
-    });
+  /**
+   * Crashed or frozen workers' tasks back to the queue. Ours are never among them: the renewal
+   * just before extended every lease we still hold, and one we lost is no longer ours.
+   */
+  #releaseExpiredLeases(now: number): Promise<number> {
+    return this.#deps.store.transaction((tx) => tx.releaseExpiredLeases(now, BATCH));
   }
 
   #startRender(task: TaskRecord) {

@@ -254,15 +254,67 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       expect(new Set(ids).size).toBe(20);
     });
 
-    it("lists expired leases, overdue tasks and due completions", async () => {
+    it("hands tasks whose lease ran out back to the queue, longest expired first, keeping their video", async () => {
+      const now = T0 + 5 * MINUTE;
+      const leased = (id: string, leaseExpiresAt: number) =>
+        taskRecord(id, {
+          state: "processing",
+          leaseOwner: "w",
+          leaseExpiresAt,
+          startedAt: T0,
+          finishAt: now,
+          videoKey: `${id}.mp4`,
+        });
+      await store.transaction(async (tx) => {
+        await tx.insertTask(leased("expired-last", now));
+        await tx.insertTask(leased("expired-first", now - 2));
+        await tx.insertTask(leased("expired-second", now - 1));
+        await tx.insertTask(leased("live", now + 1));
+        await tx.insertTask(taskRecord("queued"));
+      });
+      expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 2))).toBe(2);
+      const state = async (id: string) => (await store.transaction((tx) => tx.getTask(id)))?.state;
+      expect(await state("expired-first")).toBe("queued");
+      expect(await state("expired-second")).toBe("queued");
+      expect(await state("expired-last")).toBe("processing");
+      expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(1);
+      expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+      expect(await store.transaction((tx) => tx.getTask("expired-first"))).toMatchObject({
+        state: "queued",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        startedAt: null,
+        finishAt: null,
+        videoKey: "expired-first.mp4",
+      });
+      expect(await store.transaction((tx) => tx.getTask("live"))).toMatchObject({
+        state: "processing",
+        leaseOwner: "w",
+      });
+    });
+
+    it("leaves a lease its owner renewed after it ran out: the expiry is part of the compare-and-set", async () => {
+      const now = T0 + 5 * MINUTE;
+      await store.transaction((tx) =>
+        tx.insertTask(taskRecord("late", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 })),
+      );
+      // The owner, frozen past its lease, wakes and renews before anyone released the task.
+      expect(
+        await store.transaction((tx) =>
+          tx.transitionTask("late", ["processing"], { leaseExpiresAt: now + MINUTE }, "w"),
+        ),
+      ).toBe(true);
+      expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+      expect(await store.transaction((tx) => tx.getTask("late"))).toMatchObject({
+        state: "processing",
+        leaseOwner: "w",
+        leaseExpiresAt: now + MINUTE,
+      });
+    });
+
+    it("lists overdue tasks and due completions", async () => {
       const now = T0 + 5 * MINUTE;
       await store.transaction(async (tx) => {
-        await tx.insertTask(
-          taskRecord("live", { state: "processing", leaseOwner: "w", leaseExpiresAt: now + 1 }),
-        );
-        await tx.insertTask(
-          taskRecord("dead", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 }),
-        );
         await tx.insertTask(taskRecord("late-q", { deadlineAt: now - 5 }));
         await tx.insertTask(taskRecord("late-p", { state: "processing", deadlineAt: now }));
         await tx.insertTask(taskRecord("late-done", { state: "completed", deadlineAt: now - 9 }));
@@ -300,13 +352,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }),
         );
       });
-      const [expired, overdue, due, limited] = await store.transaction(async (tx) => [
-        await tx.listExpiredLeases(now, 10),
+      const [overdue, due, limited] = await store.transaction(async (tx) => [
         await tx.listOverdueTasks(now, 10),
         await tx.listDueCompletions(now, 10),
         await tx.listOverdueTasks(now, 1),
       ]);
-      expect(expired.map((t) => t.id)).toEqual(["dead"]);
       expect(overdue.map((t) => t.id).sort()).toEqual(["late-p", "late-q"]);
       expect(due.map((t) => t.id)).toEqual(["doomed", "ready"]);
       expect(limited).toHaveLength(1);
