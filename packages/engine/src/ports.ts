@@ -186,6 +186,18 @@ export interface StoreTransaction {
     patch: Partial<Omit<TaskRecord, "id" | "accountId" | "request">>,
     leaseOwner?: string,
   ): Promise<boolean>;
+  /**
+   * `transitionTask` for several tasks at once, with one `patch` but each task's own `videoKey`
+   * when it names one (renders that ended together): each task changes only while it is in one
+   * of `from` and, when given, still leased by `leaseOwner`, exactly as if each were its own
+   * compare-and-set. Returns the ids that changed.
+   */
+  transitionTasks(
+    tasks: readonly { id: string; videoKey?: string }[],
+    from: readonly TaskState[],
+    patch: Partial<Omit<TaskRecord, "id" | "accountId" | "request">>,
+    leaseOwner?: string,
+  ): Promise<string[]>;
   /** Claims up to `limit` queued tasks (oldest first) for `owner` until `leaseExpiresAt`, moving them to processing. */
   claimQueuedTasks(owner: string, limit: number, now: number, leaseExpiresAt: number): Promise<TaskRecord[]>;
   /**

@@ -67,6 +67,8 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
     getTask: (id) => tasks.getTask(id),
     insertTask: (task) => tasks.insertTask(task),
     transitionTask: (id, from, patch, leaseOwner) => tasks.transitionTask(id, from, patch, leaseOwner),
+    transitionTasks: (changes, from, patch, leaseOwner) =>
+      tasks.transitionTasks(changes, from, patch, leaseOwner),
     claimQueuedTasks: (owner, limit, now, leaseExpiresAt) =>
       tasks.claimQueuedTasks(owner, limit, now, leaseExpiresAt),
     releaseExpiredLeases: (now, limit) => tasks.releaseExpiredLeases(now, limit),

@@ -111,6 +111,45 @@ export class KyselyTaskQueries extends QueryGroup {
     return (await this.changes(query)) > 0;
   }
 
+  /**
+   * One UPDATE for them all: the patch is shared, each task's video key picked by a CASE on its id,
+   * and the state and lease conditions are in the WHERE as in `transitionTask`, so each row is its
+   * own compare-and-set. RETURNING says which ones won.
+   */
+  async transitionTasks(
+    tasks: readonly { id: string; videoKey?: string }[],
+    from: readonly TaskState[],
+    patch: TaskPatch,
+    leaseOwner?: string,
+  ): Promise<string[]> {
+    if (tasks.length === 0 || from.length === 0) return [];
+    const { videoKey: _shared, ...shared } = patch;
+    const set: Record<string, unknown> = taskPatchToRow(shared);
+    const own = tasks.filter((task) => task.videoKey !== undefined);
+    if (own.length > 0) {
+      const cases = own.map((task) => sql`when ${task.id} then ${task.videoKey}`);
+      // Tasks without a key of their own keep the patch's (or their current) one.
+      const otherwise = patch.videoKey !== undefined ? sql`${patch.videoKey}` : sql.ref("video_key");
+      set.video_key = sql`case ${sql.ref("id")} ${sql.join(cases, sql` `)} else ${otherwise} end`;
+    } else if (patch.videoKey !== undefined) {
+      set.video_key = patch.videoKey;
+    }
+    const rows = await this.rows<{ id: string }>(
+      this.db
+        .updateTable("tasks")
+        .set(set as never)
+        .where(
+          "id",
+          "in",
+          tasks.map((task) => task.id),
+        )
+        .where("state", "in", [...from])
+        .$if(leaseOwner !== undefined, (q) => q.where("lease_owner", "=", leaseOwner!))
+        .returning("id"),
+    );
+    return rows.map((row) => row.id);
+  }
+
   async claimQueuedTasks(
     owner: string,
     limit: number,
@@ -118,51 +157,56 @@ export class KyselyTaskQueries extends QueryGroup {
     leaseExpiresAt: number,
   ): Promise<TaskRecord[]> {
     if (limit <= 0) return [];
+    // Compiled once: owner, lease end, time and limit are filled in per claim.
     const claim = {
       state: "processing",
-      lease_owner: owner,
-      lease_expires_at: leaseExpiresAt,
-      updated_at: now,
-      started_at: now,
+      lease_owner: slot(0),
+      lease_expires_at: slotNumber(1),
+      updated_at: slotNumber(2),
+      started_at: slotNumber(2),
     } as const;
-    const rows = await this.rows<TaskRow>(
-      this.context.rowLocks
-        ? // PostgreSQL: the candidates are locked in a CTE, so the planner can never lock more rows than the
-          // limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not waited for.
-          this.db
-            .with("candidates", (db) =>
-              db
-                .selectFrom("tasks")
-                .select("id")
-                .where("state", "=", QUEUED)
-                .orderBy("created_at")
-                .orderBy("id")
-                .limit(limit)
-                .forUpdate()
-                .skipLocked(),
-            )
-            .updateTable("tasks")
-            .set(claim)
-            .from("candidates")
-            .whereRef("tasks.id", "=", "candidates.id")
-            .returningAll("tasks")
-        : this.db
-            .updateTable("tasks")
-            .set(claim)
-            .where(
-              "id",
-              "in",
-              this.db
-                .selectFrom("tasks")
-                .select("id")
-                .where("state", "=", QUEUED)
-                .orderBy("created_at")
-                .orderBy("id")
-                .limit(limit),
-            )
-            .where("state", "=", "queued")
-            .returningAll(),
+    const query = this.cached(
+      "claimQueuedTasks",
+      () =>
+        this.context.rowLocks
+          ? // PostgreSQL: the candidates are locked in a CTE, so the planner can never lock more rows than the
+            // limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not waited for.
+            this.db
+              .with("candidates", (db) =>
+                db
+                  .selectFrom("tasks")
+                  .select("id")
+                  .where("state", "=", QUEUED)
+                  .orderBy("created_at")
+                  .orderBy("id")
+                  .limit(slotNumber(3))
+                  .forUpdate()
+                  .skipLocked(),
+              )
+              .updateTable("tasks")
+              .set(claim)
+              .from("candidates")
+              .whereRef("tasks.id", "=", "candidates.id")
+              .returningAll("tasks")
+          : this.db
+              .updateTable("tasks")
+              .set(claim)
+              .where(
+                "id",
+                "in",
+                this.db
+                  .selectFrom("tasks")
+                  .select("id")
+                  .where("state", "=", QUEUED)
+                  .orderBy("created_at")
+                  .orderBy("id")
+                  .limit(slotNumber(3)),
+              )
+              .where("state", "=", "queued")
+              .returningAll(),
+      [owner, leaseExpiresAt, now, limit],
     );
+    const rows = await this.rows<TaskRow>(query);
     if (this.context.loadRequest) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
     // Claimed tasks are about to be rendered: without a loader, their large requests come with them.
     const external = rows.filter((row) => row.request === null).map((row) => row.id);
@@ -200,7 +244,7 @@ export class KyselyTaskQueries extends QueryGroup {
         .where("lease_expires_at", "<=", slot(0))
         .orderBy("lease_expires_at")
         .orderBy("id")
-        .limit(slot(1) as unknown as number);
+        .limit(slotNumber(1));
     // PostgreSQL: almost every tick finds no lease expired, and a plain read (no transaction begins
     // before the first write) says so in one round trip, where the UPDATE takes three (BEGIN, UPDATE, COMMIT).
     if (this.context.rowLocks) {
@@ -232,29 +276,35 @@ export class KyselyTaskQueries extends QueryGroup {
   }
 
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.rows<TaskRow>(
-      this.selectTasks()
-        .where("state", "in", ACTIVE)
-        .where("deadline_at", "<=", now)
-        .orderBy("deadline_at")
-        .orderBy("id")
-        .limit(limit),
+    const query = this.cached(
+      "listOverdueTasks",
+      () =>
+        this.selectTasks()
+          .where("state", "in", ACTIVE)
+          .where("deadline_at", "<=", slot(0))
+          .orderBy("deadline_at")
+          .orderBy("id")
+          .limit(slotNumber(1)),
+      [now, limit],
     );
-    return rows.map((row) => this.toTask(row));
+    return (await this.rows<TaskRow>(query)).map((row) => this.toTask(row));
   }
 
   async listDueCompletions(now: number, limit: number): Promise<TaskRecord[]> {
-    const rows = await this.rows<TaskRow>(
-      this.selectTasks()
-        .where("state", "=", PROCESSING)
-        // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
-        .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
-        .where("finish_at", "<=", now)
-        .orderBy("finish_at")
-        .orderBy("id")
-        .limit(limit),
+    const query = this.cached(
+      "listDueCompletions",
+      () =>
+        this.selectTasks()
+          .where("state", "=", PROCESSING)
+          // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
+          .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
+          .where("finish_at", "<=", slot(0))
+          .orderBy("finish_at")
+          .orderBy("id")
+          .limit(slotNumber(1)),
+      [now, limit],
     );
-    return rows.map((row) => this.toTask(row));
+    return (await this.rows<TaskRow>(query)).map((row) => this.toTask(row));
   }
 
   async countTasks(accountId?: string): Promise<number> {
@@ -267,6 +317,9 @@ export class KyselyTaskQueries extends QueryGroup {
     return Number(row?.count ?? 0);
   }
 }
+
+/** A slot where Kysely's types want a number (a LIMIT): the value is filled in per call. */
+const slotNumber = (index: number) => slot(index) as unknown as number;
 
 const oldestFirst = (a: TaskRecord, b: TaskRecord): number =>
   a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

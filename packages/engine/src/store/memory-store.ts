@@ -200,6 +200,18 @@ function memoryTransaction(
       put(tables.tasks, id, { ...task, ...patch });
       return true;
     },
+    async transitionTasks(tasks, from, patch, leaseOwner) {
+      guard();
+      const changed: string[] = [];
+      for (const { id, videoKey } of tasks) {
+        const task = tables.tasks.get(id);
+        if (!task || !from.includes(task.state)) continue;
+        if (leaseOwner !== undefined && task.leaseOwner !== leaseOwner) continue;
+        put(tables.tasks, id, { ...task, ...patch, ...(videoKey === undefined ? {} : { videoKey }) });
+        changed.push(id);
+      }
+      return changed;
+    },
     async claimQueuedTasks(owner, limit, now, leaseExpiresAt) {
       guard();
       const claimed = [...tables.tasks.values()]

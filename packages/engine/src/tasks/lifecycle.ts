@@ -97,27 +97,64 @@ export async function failTask(
 export async function completeTask(
   tx: StoreTransaction,
   task: TaskRecord,
-  video: { key: string; url: string | null },
+  video: CompletedVideo,
   context: TransitionContext & { from?: readonly TaskState[] },
 ): Promise<boolean> {
   const { now, from = ["processing"], leaseOwner } = context;
   const won = await tx.transitionTask(
     task.id,
     from,
-    {
-      state: "completed",
-      videoKey: video.key,
-      progress: 100,
-      updatedAt: now,
-      completedAt: now,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    },
+    { ...completedPatch(now), videoKey: video.key },
     leaseOwner,
   );
-  if (!won || task.callbackUrl === null) return won;
+  if (won) await notifyCompleted(tx, task, video, context);
+  return won;
+}
+
+/**
+ * `completeTask` for renders that ended together, in one store call: each task
+ * is still its own compare-and-set (processing and, with `leaseOwner`, leased
+ * by that owner), and only the winners notify. Returns the ids that won.
+ */
+export async function completeTasks(
+  tx: StoreTransaction,
+  completions: readonly { task: TaskRecord; video: CompletedVideo }[],
+  context: TransitionContext,
+): Promise<Set<string>> {
+  const { now, leaseOwner } = context;
+  const videos = completions.map(({ task, video }) => ({ id: task.id, videoKey: video.key }));
+  const won = new Set(await tx.transitionTasks(videos, ["processing"], completedPatch(now), leaseOwner));
+  for (const { task, video } of completions) {
+    if (won.has(task.id)) await notifyCompleted(tx, task, video, context);
+  }
+  return won;
+}
+
+/** A completed task's video: the stored key, and the signed URL its notification carries (null: no callback). */
+export interface CompletedVideo {
+  key: string;
+  url: string | null;
+}
+
+function completedPatch(now: number) {
+  return {
+    state: "completed" as const,
+    progress: 100,
+    updatedAt: now,
+    completedAt: now,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  };
+}
+
+async function notifyCompleted(
+  tx: StoreTransaction,
+  task: TaskRecord,
+  video: CompletedVideo,
+  context: TransitionContext,
+): Promise<void> {
+  if (task.callbackUrl === null) return;
   if (video.url === null)
     throw new Error(`task ${task.id} has a callback URL: its completion needs the video's signed URL`);
   await enqueueNotification(tx, task, completedPayload(task.id, video.url), context);
-  return won;
 }

@@ -21,7 +21,7 @@ function gateRenders(h: Harness): () => void {
 
 /**
  * Watches the store's transactions: how many completions each one wrote, and
- * (when `failBatch`) fails, once, the first transaction that writes a second one.
+ * (when `failBatch`) fails, once, the first transaction that writes more than one.
  */
 function watchCompletions(h: Harness, { failBatch = false } = {}) {
   const watched = { largestBatch: 0, failed: false };
@@ -29,18 +29,24 @@ function watchCompletions(h: Harness, { failBatch = false } = {}) {
   h.store.transaction = (work) =>
     transaction((tx) => {
       let completions = 0;
+      const count = (patch: { state?: string }, tasks: number) => {
+        if (patch.state !== "completed") return;
+        completions += tasks;
+        watched.largestBatch = Math.max(watched.largestBatch, completions);
+        if (failBatch && completions > 1 && !watched.failed) {
+          watched.failed = true;
+          throw new Error("Connection terminated unexpectedly");
+        }
+      };
       const counting: StoreTransaction = {
         ...tx,
         async transitionTask(id, from, patch, leaseOwner) {
-          if (patch.state === "completed") {
-            completions++;
-            watched.largestBatch = Math.max(watched.largestBatch, completions);
-            if (failBatch && completions === 2 && !watched.failed) {
-              watched.failed = true;
-              throw new Error("Connection terminated unexpectedly");
-            }
-          }
+          count(patch, 1);
           return tx.transitionTask(id, from, patch, leaseOwner);
+        },
+        async transitionTasks(tasks, from, patch, leaseOwner) {
+          count(patch, tasks.length);
+          return tx.transitionTasks(tasks, from, patch, leaseOwner);
         },
       };
       return work(counting);

@@ -1,8 +1,8 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
-import type { Renderer, Store, StoreTransaction, TaskRecord, VideoStorage } from "../ports.js";
-import { completeTask, failTask } from "./lifecycle.js";
+import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
+import { type CompletedVideo, completeTask, completeTasks, failTask } from "./lifecycle.js";
 import { finishAtOf } from "./scenario.js";
 
 /** What one pass of the task worker did. */
@@ -37,8 +37,7 @@ interface RunningRender {
 /** A rendered task due to end, and the render waiting to hear whether its completion won. */
 interface PendingCompletion {
   task: TaskRecord;
-  video: { key: string; url: string | null };
-  now: number;
+  video: CompletedVideo;
   resolve: (won: boolean) => void;
   reject: (error: unknown) => void;
 }
@@ -261,7 +260,7 @@ export class TaskWorker {
       // `finishDue` would end it at the next tick, one transaction and one listing fewer.
       const video = await this.#videoOf(task, videoKey, now);
       const won = await new Promise<boolean>((resolve, reject) => {
-        this.#completions.push({ task, video, now, resolve, reject });
+        this.#completions.push({ task, video, resolve, reject });
         this.#committing ??= this.#commitCompletions();
       });
       if (won) this.#completedByRenders++;
@@ -284,25 +283,22 @@ export class TaskWorker {
    * task's error never costs the others their renders.
    */
   async #commitCompletions() {
-    const { store, workerId, randomUUID } = this.#deps;
-    const complete = (tx: StoreTransaction, { task, video, now }: PendingCompletion) =>
-      completeTask(tx, task, video, { now, randomUUID, leaseOwner: workerId });
+    const { store, clock, workerId, randomUUID } = this.#deps;
     while (this.#completions.length > 0) {
       const batch = this.#completions.splice(0, BATCH);
+      const context = { now: clock.now(), randomUUID, leaseOwner: workerId };
       try {
-        const won = await store.transaction(async (tx) => {
-          const results: boolean[] = [];
-          for (const pending of batch) results.push(await complete(tx, pending));
-          return results;
-        });
-        for (const [index, pending] of batch.entries()) pending.resolve(won[index]!);
+        const won = await store.transaction((tx) => completeTasks(tx, batch, context));
+        for (const pending of batch) pending.resolve(won.has(pending.task.id));
       } catch (error) {
         if (batch.length === 1) {
           batch[0]!.reject(error);
           continue;
         }
         for (const pending of batch) {
-          await store.transaction((tx) => complete(tx, pending)).then(pending.resolve, pending.reject);
+          await store
+            .transaction((tx) => completeTask(tx, pending.task, pending.video, context))
+            .then(pending.resolve, pending.reject);
         }
       }
     }
@@ -310,7 +306,7 @@ export class TaskWorker {
   }
 
   /** The video as a completion records it: its URL is signed only for a notification to carry. */
-  async #videoOf(task: TaskRecord, key: string, now: number): Promise<{ key: string; url: string | null }> {
+  async #videoOf(task: TaskRecord, key: string, now: number): Promise<CompletedVideo> {
     if (task.callbackUrl === null) return { key, url: null };
     return { key, url: await this.#deps.videoStorage.signedUrl(key, task.id, now) };
   }

@@ -215,6 +215,40 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       ).toBe(false);
     });
 
+    it("transitions several tasks in one call, each its own compare-and-set with its own video key", async () => {
+      await store.transaction(async (tx) => {
+        await tx.insertTask(taskRecord("t-ours-1", { state: "processing", leaseOwner: "w1" }));
+        await tx.insertTask(
+          taskRecord("t-ours-2", { state: "processing", leaseOwner: "w1", videoKey: "old.mp4" }),
+        );
+        await tx.insertTask(taskRecord("t-taken", { state: "processing", leaseOwner: "w2" }));
+        await tx.insertTask(taskRecord("t-ended", { state: "failed", leaseOwner: null }));
+      });
+      const patch = { state: "completed" as const, progress: 100, completedAt: T0 + 1, leaseOwner: null };
+      const changed = await store.transaction((tx) =>
+        tx.transitionTasks(
+          [
+            { id: "t-ours-1", videoKey: "one.mp4" },
+            { id: "t-ours-2" },
+            { id: "t-taken", videoKey: "taken.mp4" },
+            { id: "t-ended", videoKey: "ended.mp4" },
+            { id: "t-missing", videoKey: "missing.mp4" },
+          ],
+          ["processing"],
+          patch,
+          "w1",
+        ),
+      );
+      expect([...changed].sort()).toEqual(["t-ours-1", "t-ours-2"]);
+      const task = (id: string) => store.transaction((tx) => tx.getTask(id));
+      expect(await task("t-ours-1")).toMatchObject({ ...patch, videoKey: "one.mp4" });
+      // No key of its own: the one it had stays.
+      expect(await task("t-ours-2")).toMatchObject({ ...patch, videoKey: "old.mp4" });
+      expect(await task("t-taken")).toMatchObject({ state: "processing", leaseOwner: "w2", videoKey: null });
+      expect(await task("t-ended")).toMatchObject({ state: "failed", videoKey: null });
+      expect(await store.transaction((tx) => tx.transitionTasks([], ["processing"], patch))).toEqual([]);
+    });
+
     it("claims queued tasks oldest first, each once", async () => {
       await store.transaction(async (tx) => {
         await tx.insertTask(taskRecord("t-c", { createdAt: T0 + 3 }));
