@@ -6,7 +6,7 @@
  * through the same storage, so URLs, signatures and Range requests behave
  * exactly as with real renders.
  */
-import { writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
 import { type Renderer, tinyMp4Bytes } from "@genvideo/engine";
 import type { VideoFileStorage } from "../video/index.js";
 
@@ -16,7 +16,9 @@ export function createFixtureRenderer(storage: Pick<VideoFileStorage, "stagingPa
     async render(job, signal) {
       signal.throwIfAborted();
       const staging = await storage.stagingPath(job.taskId);
-      await writeFile(staging, fixture, { signal });
+      // 2 KiB written at once: cheaper than three trips through the thread pool (open, write,
+      // close), which at hundreds of renders a second were a tenth of a worker's CPU.
+      writeFileSync(staging, fixture);
       return storage.put(job.taskId, staging);
     },
   };
