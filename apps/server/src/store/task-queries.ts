@@ -276,30 +276,36 @@ export class KyselyTaskQueries extends QueryGroup {
   }
 
   async listOverdueTasks(now: number, limit: number): Promise<TaskRecord[]> {
-    const query = this.cached(
-      "listOverdueTasks",
-      () =>
-        this.selectTasks()
-          .where("state", "in", ACTIVE)
-          .where("deadline_at", "<=", slot(0))
-          .orderBy("deadline_at")
-          .orderBy("id")
-          .limit(slotNumber(1)),
-      [now, limit],
+    return this.listTasksUpTo("listOverdueTasks", "deadline_at", now, limit, (tasks) =>
+      tasks.where("state", "in", ACTIVE),
     );
-    return (await this.rows<TaskRow>(query)).map((row) => this.toTask(row));
   }
 
   async listDueCompletions(now: number, limit: number): Promise<TaskRecord[]> {
+    return this.listTasksUpTo("listDueCompletions", "finish_at", now, limit, (tasks) =>
+      tasks
+        .where("state", "=", PROCESSING)
+        // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
+        .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)])),
+    );
+  }
+
+  /** The worker's sweeps: tasks `filter` keeps whose `time` is at or before `now`, earliest first; compiled once. */
+  private async listTasksUpTo(
+    name: string,
+    time: "deadline_at" | "finish_at",
+    now: number,
+    limit: number,
+    filter: (
+      tasks: ReturnType<KyselyTaskQueries["selectTasks"]>,
+    ) => ReturnType<KyselyTaskQueries["selectTasks"]>,
+  ): Promise<TaskRecord[]> {
     const query = this.cached(
-      "listDueCompletions",
+      name,
       () =>
-        this.selectTasks()
-          .where("state", "=", PROCESSING)
-          // Ready to end: rendered, or failed by its scenario (such tasks are never rendered).
-          .where((eb) => eb.or([eb("video_key", "is not", null), eb("scenario_fail", "is not", null)]))
-          .where("finish_at", "<=", slot(0))
-          .orderBy("finish_at")
+        filter(this.selectTasks())
+          .where(time, "<=", slotNumber(0))
+          .orderBy(time)
           .orderBy("id")
           .limit(slotNumber(1)),
       [now, limit],

@@ -57,13 +57,19 @@ function watchCompletions(h: Harness, { failBatch = false } = {}) {
 const states = async (h: Harness, ids: string[]) =>
   Promise.all(ids.map(async (id) => (await h.store.transaction((tx) => tx.getTask(id)))?.state));
 
+/** Five tasks due the moment they are rendered, claimed by one tick, their renders held at the gate. */
+async function fiveRendering() {
+  const h = await createHarness({ workerConcurrency: 5 });
+  const open = gateRenders(h);
+  const ids: string[] = [];
+  for (let index = 0; index < 5; index++) ids.push(await h.create({ prompt: `fox ${index} [[delay:0s]]` }));
+  await h.engine.tick();
+  return { h, open, ids };
+}
+
 describe("completions of renders that end together", () => {
   it("commit together, each still fenced by its own lease", async () => {
-    const h = await createHarness({ workerConcurrency: 5 });
-    const open = gateRenders(h);
-    const ids: string[] = [];
-    for (let index = 0; index < 5; index++) ids.push(await h.create({ prompt: `fox ${index} [[delay:0s]]` }));
-    await h.engine.tick();
+    const { h, open, ids } = await fiveRendering();
     // Another worker took one task over (its lease ran out while this one was frozen).
     const [stolen, ...ours] = ids as [string, ...string[]];
     await h.store.transaction((tx) => tx.transitionTask(stolen, ["processing"], { leaseOwner: "other" }));
@@ -81,11 +87,7 @@ describe("completions of renders that end together", () => {
   });
 
   it("are tried one by one when their batch fails: no render is lost or done twice", async () => {
-    const h = await createHarness({ workerConcurrency: 5 });
-    const open = gateRenders(h);
-    const ids: string[] = [];
-    for (let index = 0; index < 5; index++) ids.push(await h.create({ prompt: `fox ${index} [[delay:0s]]` }));
-    await h.engine.tick();
+    const { h, open, ids } = await fiveRendering();
     const watched = watchCompletions(h, { failBatch: true });
     open();
     await h.engine.idle();
