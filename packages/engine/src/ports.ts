@@ -248,6 +248,19 @@ export interface StoreTransaction {
   listWebhookAttempts(eventId: string): Promise<WebhookAttemptRecord[]>;
 }
 
+/** Hints a caller may give `Store.transaction` about its work. */
+export interface TransactionOptions {
+  /**
+   * The work runs one statement and no more (one store call that is one
+   * statement, such as `transitionTasks`). A single statement is atomic on
+   * its own, so a store may run it without BEGIN and COMMIT (PostgreSQL: one
+   * round trip instead of three). A second statement is refused with an error,
+   * but the first has committed by then: give the hint only to work that is
+   * one statement by construction.
+   */
+  singleStatement?: boolean;
+}
+
 export interface Store {
   /**
    * Runs `work` atomically: all of it commits, or none of it does.
@@ -264,7 +277,7 @@ export interface Store {
    * transaction's work runs once and is rolled back, then runs for real, so
    * work that is not safe to run again fails in tests, not under load.
    */
-  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -16,7 +16,7 @@
  * - After a commit that made work for workers (a queued task, a due webhook
  *   event), a wake-up hint goes out through `onWork` (see pg-notify.ts).
  */
-import type { Store, StoreTransaction } from "@genvideo/engine";
+import type { Store, StoreTransaction, TransactionOptions } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
 import pg from "pg";
 import { createStoreTransaction } from "./kysely-store.js";
@@ -127,8 +127,12 @@ export function createPostgresStore(
   const compiled = new CompiledQueries();
   let closed = false;
 
-  async function attempt<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+  async function attempt<T>(
+    work: (tx: StoreTransaction) => Promise<T>,
+    hints: TransactionOptions,
+  ): Promise<T> {
     const client = await pool.connect();
+    let statements = 0;
     let open = true;
     let begun: Promise<unknown> | undefined;
     let madeWork = false;
@@ -143,7 +147,10 @@ export function createPostgresStore(
     client.on("error", onConnectionError);
     const run = async (query: CompiledQuery) => {
       if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-      if (needsTransaction(query)) {
+      if (hints.singleStatement) {
+        // Atomic on its own, in autocommit: no BEGIN, no COMMIT.
+        if (statements++ > 0) throw new Error("a single-statement transaction ran a second statement");
+      } else if (needsTransaction(query)) {
         begun ??= client.query("begin");
         await begun;
       }
@@ -186,11 +193,14 @@ export function createPostgresStore(
   }
 
   return {
-    async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    async transaction<T>(
+      work: (tx: StoreTransaction) => Promise<T>,
+      hints: TransactionOptions = {},
+    ): Promise<T> {
       if (closed) throw new Error("the store is closed");
       for (let attemptNumber = 1; ; attemptNumber++) {
         try {
-          return await attempt(work);
+          return await attempt(work, hints);
         } catch (error) {
           if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
           // Both victims of a deadlock retrying in step would meet again: spread them out.

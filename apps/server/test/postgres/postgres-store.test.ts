@@ -119,6 +119,37 @@ describePostgres("PostgreSQL store", () => {
     }
   });
 
+  it("runs a single-statement transaction in autocommit and refuses a second statement in it", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      await store.transaction(async (tx) => {
+        await tx.insertAccount({ id: "acc", name: "a", credits: 0, createdAt: 1 });
+        await tx.insertTask(taskRecord("t1", { accountId: "acc", state: "processing", leaseOwner: "w" }));
+      });
+      const won = await store.transaction(
+        (tx) =>
+          tx.transitionTasks([{ id: "t1", videoKey: "t1.mp4" }], ["processing"], { state: "completed" }, "w"),
+        { singleStatement: true },
+      );
+      expect(won).toEqual(["t1"]);
+      expect(await store.transaction((tx) => tx.getTask("t1"))).toMatchObject({
+        state: "completed",
+        videoKey: "t1.mp4",
+      });
+      await expect(
+        store.transaction(
+          async (tx) => {
+            await tx.getTask("t1");
+            await tx.getTask("t1");
+          },
+          { singleStatement: true },
+        ),
+      ).rejects.toThrow(/second statement/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("survives PostgreSQL ending a session held in a transaction: the transaction fails, the process goes on", async () => {
     // What a process frozen mid-transaction (SIGSTOP, a paused VM) finds when it wakes: PostgreSQL
     // ended its session after idle_in_transaction_session_timeout, releasing the row locks.

@@ -288,7 +288,9 @@ export class TaskWorker {
       const batch = this.#completions.splice(0, BATCH);
       const context = { now: clock.now(), randomUUID, leaseOwner: workerId };
       try {
-        const won = await store.transaction((tx) => completeTasks(tx, batch, context));
+        // Without a callback among them, the batch is one UPDATE: atomic alone, no BEGIN or COMMIT needed.
+        const singleStatement = batch.every((pending) => pending.task.callbackUrl === null);
+        const won = await store.transaction((tx) => completeTasks(tx, batch, context), { singleStatement });
         for (const pending of batch) pending.resolve(won.has(pending.task.id));
       } catch (error) {
         if (batch.length === 1) {
