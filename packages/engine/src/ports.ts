@@ -251,14 +251,16 @@ export interface StoreTransaction {
 /** Hints a caller may give `Store.transaction` about its work. */
 export interface TransactionOptions {
   /**
-   * The work runs one statement and no more (one store call that is one
-   * statement, such as `transitionTasks`). A single statement is atomic on
-   * its own, so a store may run it without BEGIN and COMMIT (PostgreSQL: one
-   * round trip instead of three). A second statement is refused with an error,
-   * but the first has committed by then: give the hint only to work that is
-   * one statement by construction.
+   * The work writes in one statement at most (one store call that is one
+   * statement, such as `transitionTasks` or `claimQueuedTasks`), and
+   * otherwise only reads. One statement is atomic on its own, and a plain
+   * read sees what it would see inside a transaction (each statement its own
+   * snapshot), so a store may run such work without BEGIN and COMMIT
+   * (PostgreSQL: one round trip instead of three). A second write is refused
+   * with an error, but the first has committed by then: give the hint only to
+   * work that writes once by construction.
    */
-  singleStatement?: boolean;
+  singleWrite?: boolean;
 }
 
 export interface Store {

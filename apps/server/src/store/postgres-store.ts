@@ -132,7 +132,7 @@ export function createPostgresStore(
     hints: TransactionOptions,
   ): Promise<T> {
     const client = await pool.connect();
-    let statements = 0;
+    let writes = 0;
     let open = true;
     let begun: Promise<unknown> | undefined;
     let madeWork = false;
@@ -147,9 +147,10 @@ export function createPostgresStore(
     client.on("error", onConnectionError);
     const run = async (query: CompiledQuery) => {
       if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
-      if (hints.singleStatement) {
-        // Atomic on its own, in autocommit: no BEGIN, no COMMIT.
-        if (statements++ > 0) throw new Error("a single-statement transaction ran a second statement");
+      if (hints.singleWrite) {
+        // Its one write is atomic on its own, in autocommit: no BEGIN, no COMMIT.
+        if (needsTransaction(query) && writes++ > 0)
+          throw new Error("a single-write transaction ran a second write");
       } else if (needsTransaction(query)) {
         begun ??= client.query("begin");
         await begun;

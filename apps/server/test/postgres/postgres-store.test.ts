@@ -119,7 +119,7 @@ describePostgres("PostgreSQL store", () => {
     }
   });
 
-  it("runs a single-statement transaction in autocommit and refuses a second statement in it", async () => {
+  it("runs a single-write transaction in autocommit and refuses a second write in it", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
       await store.transaction(async (tx) => {
@@ -129,7 +129,7 @@ describePostgres("PostgreSQL store", () => {
       const won = await store.transaction(
         (tx) =>
           tx.transitionTasks([{ id: "t1", videoKey: "t1.mp4" }], ["processing"], { state: "completed" }, "w"),
-        { singleStatement: true },
+        { singleWrite: true },
       );
       expect(won).toEqual(["t1"]);
       expect(await store.transaction((tx) => tx.getTask("t1"))).toMatchObject({
@@ -140,11 +140,15 @@ describePostgres("PostgreSQL store", () => {
         store.transaction(
           async (tx) => {
             await tx.getTask("t1");
+            await tx.transitionTask("t1", ["completed"], { progress: 100 });
             await tx.getTask("t1");
+            await tx.transitionTask("t1", ["completed"], { progress: 99 });
           },
-          { singleStatement: true },
+          { singleWrite: true },
         ),
-      ).rejects.toThrow(/second statement/);
+      ).rejects.toThrow(/second write/);
+      // The first write committed on its own; the second never ran.
+      expect(await store.transaction((tx) => tx.getTask("t1"))).toMatchObject({ progress: 100 });
     } finally {
       await store.close();
     }

@@ -168,18 +168,26 @@ export class TaskWorker {
 
   async #claim(now: number, limit: number): Promise<TaskRecord[]> {
     const { store, workerId, config } = this.#deps;
-    return store.transaction(async (tx) => {
-      const claimed = await tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs);
-      for (const task of claimed) {
-        // Set at creation; written here only for a task released back to the queue (or created
-        // by a process with another generation time): one statement per claim, not per task.
-        const finishAt = finishAtOf(task.createdAt, task.scenario, config.generationMs);
-        if (task.finishAt === finishAt) continue;
-        task.finishAt = finishAt;
-        await tx.transitionTask(task.id, ["processing"], { finishAt }, workerId);
-      }
-      return claimed;
+    // The claim is one statement: on PostgreSQL it runs in autocommit, one round trip.
+    const claimed = await store.transaction(
+      (tx) => tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs),
+      { singleWrite: true },
+    );
+    // Set at creation; written here only for a task released back to the queue (or created by a
+    // process with another generation time). Should this fail, the tasks are leased but not held:
+    // their leases run out and they are claimed again, with the generation time written then.
+    const moved = claimed.flatMap((task) => {
+      const finishAt = finishAtOf(task.createdAt, task.scenario, config.generationMs);
+      return task.finishAt === finishAt ? [] : [{ task, finishAt }];
     });
+    if (moved.length > 0) {
+      await store.transaction(async (tx) => {
+        for (const { task, finishAt } of moved)
+          await tx.transitionTask(task.id, ["processing"], { finishAt }, workerId);
+      });
+      for (const { task, finishAt } of moved) task.finishAt = finishAt;
+    }
+    return claimed;
   }
 
   /**
@@ -211,7 +219,7 @@ export class TaskWorker {
    * just before extended every lease we still hold, and one we lost is no longer ours.
    */
   #releaseExpiredLeases(now: number): Promise<number> {
-    return this.#deps.store.transaction((tx) => tx.releaseExpiredLeases(now, BATCH));
+    return this.#deps.store.transaction((tx) => tx.releaseExpiredLeases(now, BATCH), { singleWrite: true });
   }
 
   #startRender(task: TaskRecord) {
@@ -289,8 +297,8 @@ export class TaskWorker {
       const context = { now: clock.now(), randomUUID, leaseOwner: workerId };
       try {
         // Without a callback among them, the batch is one UPDATE: atomic alone, no BEGIN or COMMIT needed.
-        const singleStatement = batch.every((pending) => pending.task.callbackUrl === null);
-        const won = await store.transaction((tx) => completeTasks(tx, batch, context), { singleStatement });
+        const singleWrite = batch.every((pending) => pending.task.callbackUrl === null);
+        const won = await store.transaction((tx) => completeTasks(tx, batch, context), { singleWrite });
         for (const pending of batch) pending.resolve(won.has(pending.task.id));
       } catch (error) {
         if (batch.length === 1) {
