@@ -4,11 +4,12 @@
 // Linux only.
 //
 //   node bench/server/cpu-per-request.mjs [seconds] [rounds]
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { cpuMicros } from "./process-cpu.mjs";
 import {
   auth,
   createBody,
@@ -21,13 +22,6 @@ import {
 const here = fileURLToPath(new URL(".", import.meta.url));
 const seconds = Number(process.argv[2] ?? 4);
 const rounds = Number(process.argv[3] ?? 3);
-const TICKS_PER_SECOND = 100;
-
-/** utime + stime of a process and its threads, in microseconds. */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
-}
 
 async function measure(name, pid, options) {
   const before = cpuMicros(pid);

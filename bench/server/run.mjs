@@ -5,14 +5,16 @@
 //
 // Shared CI machines drift, so each comparison runs in rounds, baseline then
 // server back to back, and the ratio reported is the median of the rounds.
+//
+// `node bench/server/seeded-status.mjs` runs the last part alone (100 000
+// tasks: idle CPU, maximum, p99 at half of it).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { textTable } from "../text-table.mjs";
-import { fixedRateLoad } from "./fixed-rate.mjs";
+import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "./closed-loop.mjs";
 import {
   auth,
   createBody,
@@ -22,59 +24,16 @@ import {
   startProcess,
 } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
+import {
+  halfLoadLines,
+  idleCpuPerSecond,
+  SEEDED_TASKS,
+  seededSample,
+  statusAtHalfLoad,
+} from "./seeded-status.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
-const WARM_UP_S = Number(process.env.BENCH_WARM_UP ?? 2);
-const FIXED_RATE_S = Number(process.env.BENCH_FIXED_RATE_SECONDS ?? 10);
-
-function load(name, options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options }, (error, result) => {
-      if (error) return reject(error);
-      const row = {
-        name,
-        requestsPerSecond: Math.round(result.requests.average),
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-      };
-      console.error(
-        `  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms${row.non2xx ? `, ${row.non2xx} non-2xx` : ""}`,
-      );
-      resolve(row);
-    });
-  });
-}
-
-/**
- * Two seconds of the same load, not recorded, before a scenario's first round:
- * the rounds then measure servers whose code is compiled and whose caches hold
- * what the load reads (a server just restarted on 100 000 tasks has neither).
- */
-function warmUp(options) {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: WARM_UP_S, ...options }, (error) =>
-      error ? reject(error) : resolve(),
-    );
-  });
-}
-
-/** Cycles through `paths`, so reads hit many rows rather than one cached page. */
-function cyclingRequests(paths, headers) {
-  let next = 0;
-  return [
-    {
-      method: "GET",
-      headers,
-      setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }),
-    },
-  ];
-}
 
 async function json(url, init) {
   const response = await fetch(url, init);
@@ -98,8 +57,6 @@ async function settled(dbPath) {
     database.close();
   }
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function summarise(name, rows, baselines) {
   const pick = (key) => median(rows.map((row) => row[key]));
@@ -182,10 +139,8 @@ async function main() {
     const seeded = seedTasks(dbPath, accountId, SEEDED_TASKS);
     server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
     url = await server.url;
-    const sample = Array.from(
-      { length: 5000 },
-      (_, index) => `/api/gen/status/${seeded[(index * 7919) % seeded.length]}`,
-    );
+    const sample = seededSample(seeded);
+    const idleCpu = await idleCpuPerSecond(server.pid);
     await warmUp({ url, requests: cyclingRequests(sample, auth) });
     for (let round = 0; round < ROUNDS; round++) {
       runs.baseGetSeeded.push(await load("baseline GET", { url: `${baselineUrl}${statusPaths[0]}` }));
@@ -198,14 +153,8 @@ async function main() {
     }
     // Latency where it is not queueing: an open loop at half the measured maximum.
     const seededMaximum = median(runs.statusSeeded.map((row) => row.requestsPerSecond));
-    const halfLoad = await fixedRateLoad({
-      url,
-      paths: sample,
-      headers: auth,
-      rate: Math.max(1, Math.round(seededMaximum / 2)),
-      seconds: FIXED_RATE_S,
-    });
-    console.error(`  fixed rate at half of ${seededMaximum} req/s: ${JSON.stringify(halfLoad)}`);
+    const halfLoad = await statusAtHalfLoad({ url, paths: sample, maximum: seededMaximum });
+    const halfLoadReport = halfLoadLines({ halfLoad, maximum: seededMaximum, idleCpu, load1: loadavg()[0] });
     report(
       [
         summarise("baseline GET (bare Hono JSON)", runs.baseGet),
@@ -215,6 +164,7 @@ async function main() {
         summarise(`server status, ${SEEDED_TASKS} tasks stored`, runs.statusSeeded, runs.baseGetSeeded),
       ],
       halfLoad,
+      halfLoadReport,
     );
   } finally {
     await Promise.all([server.stop(), baseline.stop()]);
@@ -222,7 +172,7 @@ async function main() {
   }
 }
 
-function report(results, halfLoad) {
+function report(results, halfLoad, halfLoadReport) {
   const [, , status, creates, statusSeeded] = results;
   const table = [
     ["scenario", "req/s", "p50 ms", "p99 ms", "vs baseline"],
@@ -244,11 +194,7 @@ function report(results, halfLoad) {
   console.log(`status reads vs baseline GET:  ${verdict(status.ratio, 0.5)}`);
   console.log(`creates vs baseline POST:      ${verdict(creates.ratio, 0.25)}`);
   console.log(`status p99 with ${SEEDED_TASKS} tasks: ${statusSeeded.p99} ms (${status.p99} ms with 200)`);
-  console.log(
-    `status p99 with ${SEEDED_TASKS} tasks at half the maximum (${halfLoad.achievedRate} req/s, open loop, ` +
-      `${FIXED_RATE_S} s): ${halfLoad.p99} ms (p50 ${halfLoad.p50}, p99.9 ${halfLoad.p999}, max ${halfLoad.max}; ` +
-      `target < 5 ms: ${halfLoad.p99 < 5 ? "met" : "MISSED"})`,
-  );
+  for (const line of halfLoadReport) console.log(line);
   for (const row of results.filter((r) => r.non2xx > 0 || r.errors > 0)) {
     console.log(`warning: ${row.name}: ${row.non2xx} non-2xx, ${row.errors} errors`);
   }

@@ -1,0 +1,102 @@
+// Status reads with 100 000 tasks stored: the server's maximum rate (closed
+// loop), then latency at a fixed rate of half that maximum (open loop), and
+// what the idle server costs in CPU beforehand. `run.mjs` calls these; run
+// alone, this file measures only that part (a quicker loop while working on
+// the server's latency):
+//
+//   node bench/server/seeded-status.mjs
+//
+// BENCH_SEEDED_TASKS, BENCH_ROUNDS, BENCH_DURATION, BENCH_FIXED_RATE_SECONDS
+// and BENCH_IDLE_SECONDS size it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cyclingRequests, load, median, warmUp } from "./closed-loop.mjs";
+import { fixedRateLoad } from "./fixed-rate.mjs";
+import { cpuMicros } from "./process-cpu.mjs";
+import { auth, serverCli, serverEnvironment, startProcess } from "./processes.mjs";
+import { seedTasks } from "./seed-tasks.mjs";
+
+export const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
+export const FIXED_RATE_S = Number(process.env.BENCH_FIXED_RATE_SECONDS ?? 10);
+const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The target the issue sets for status read p99 at half the maximum rate. */
+const P99_TARGET_MS = 5;
+
+/** Status paths spread over the seeded ids, so reads hit many pages rather than one. */
+export function seededSample(ids, count = 5000) {
+  return Array.from({ length: count }, (_, index) => `/api/gen/status/${ids[(index * 7919) % ids.length]}`);
+}
+
+/**
+ * CPU milliseconds per second the server process spends with no request to
+ * answer (its worker ticks, timers, housekeeping); undefined without /proc.
+ */
+export async function idleCpuPerSecond(pid, seconds = IDLE_S) {
+  const before = cpuMicros(pid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const after = cpuMicros(pid);
+  if (before === undefined || after === undefined) return undefined;
+  return Math.round((after - before) / (performance.now() - started));
+}
+
+/** An open-loop load at half of `maximum` (requests per second, as measured). */
+export function statusAtHalfLoad({ url, paths, maximum, seconds = FIXED_RATE_S }) {
+  return fixedRateLoad({ url, paths, headers: auth, rate: Math.max(1, Math.round(maximum / 2)), seconds });
+}
+
+/** The bench line: what the p99 measures, its neighbours, the client's own lag, the load it ran beside. */
+export function halfLoadLines({ halfLoad, maximum, idleCpu, load1 }) {
+  const verdict = halfLoad.p99 < P99_TARGET_MS ? "met" : "MISSED";
+  const shortfall =
+    halfLoad.achievedRate < halfLoad.offeredRate * 0.95
+      ? `; the client offered only ${halfLoad.achievedRate} of ${halfLoad.offeredRate} req/s`
+      : "";
+  return [
+    `status p99 with ${SEEDED_TASKS} tasks at half the maximum (${halfLoad.achievedRate} req/s of ${maximum} max, open loop, ` +
+      `${FIXED_RATE_S} s, written → answered): ${halfLoad.p99} ms (p50 ${halfLoad.p50}, p99.9 ${halfLoad.p999}, ` +
+      `max ${halfLoad.max}; target < ${P99_TARGET_MS} ms: ${verdict}${shortfall})`,
+    `  client send lag (due → written): p50 ${halfLoad.sendLag.p50}, p99 ${halfLoad.sendLag.p99}, max ${halfLoad.sendLag.max} ms; ` +
+      `due → answered p99 ${halfLoad.fromDue.p99} ms${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,
+    `  idle server CPU with ${SEEDED_TASKS} tasks: ${idleCpu ?? "?"} ms per second; load average ${load1.toFixed(2)}`,
+  ];
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), "genvideo-seeded-"));
+  let server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+  try {
+    const url = await server.url;
+    const account = await fetch(`${url}/api/gen/account`, { headers: auth }).then((r) => r.json());
+    await server.stop();
+    console.error(`  seeding ${SEEDED_TASKS} tasks…`);
+    const ids = seedTasks(join(dataDir, "genvideo.db"), account.account_id, SEEDED_TASKS);
+    server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+    const seededUrl = await server.url;
+    const paths = seededSample(ids);
+    const idleCpu = await idleCpuPerSecond(server.pid);
+    await warmUp({ url: seededUrl, requests: cyclingRequests(paths, auth) });
+    const rows = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rows.push(
+        await load(`server status reads, ${SEEDED_TASKS} tasks`, {
+          url: seededUrl,
+          requests: cyclingRequests(paths, auth),
+        }),
+      );
+    }
+    const maximum = median(rows.map((row) => row.requestsPerSecond));
+    const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, maximum });
+    // The last minute's load: the half-load run and the rounds before it, beside whatever else ran.
+    const load1 = loadavg()[0];
+    for (const line of halfLoadLines({ halfLoad, maximum, idleCpu, load1 })) console.log(line);
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
