@@ -11,6 +11,7 @@ import { migrateToLatest } from "./migrations.js";
 import { executeOnSqlite, firstOnSqlite, NodeSqliteDialect } from "./node-sqlite-dialect.js";
 import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
 import { SqliteConnection } from "./sqlite-connection.js";
+import { sqliteWorkSignals, type WorkSignals } from "./sqlite-work-signals.js";
 import type { Database } from "./tables.js";
 import { startWalCheckpointer } from "./wal-checkpointer.js";
 
@@ -18,6 +19,8 @@ export interface SqliteStoreHandle {
   store: Store;
   /** Kysely on the same connection, for what is not the engine's: migrations, host state. */
   db: Kysely<Database>;
+  /** What the worker loop asks before a tick, to skip the idle ones (see sqlite-work-signals.ts). */
+  workSignals: WorkSignals;
 }
 
 export interface OpenSqliteOptions {
@@ -56,7 +59,11 @@ export async function openSqliteStore(
   }
   const { rehearse } = options;
   if (!options.backgroundCheckpoints || path === ":memory:")
-    return { db, store: createSqliteStore(connection, db, { rehearse }) };
+    return {
+      db,
+      store: createSqliteStore(connection, db, { rehearse }),
+      workSignals: sqliteWorkSignals(connection),
+    };
   connection.database.exec("PRAGMA wal_autocheckpoint = 0");
   const checkpointer = startWalCheckpointer(path, {
     ...options.checkpoints,
@@ -64,6 +71,7 @@ export async function openSqliteStore(
   });
   return {
     db,
+    workSignals: sqliteWorkSignals(connection),
     store: createSqliteStore(connection, db, {
       rehearse,
       afterClose: () => checkpointer.stop(),
