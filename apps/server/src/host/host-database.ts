@@ -14,6 +14,7 @@ import { createWorkNotifier, listenForWork, type WorkListener } from "../store/p
 import { PostgresRateLimiter } from "../store/postgres-rate-limiter.js";
 import { openPostgresStore } from "../store/postgres-store.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
+import type { WorkSignals } from "../store/sqlite-work-signals.js";
 import type { Database } from "../store/tables.js";
 
 export interface HostDatabase {
@@ -33,6 +34,13 @@ export interface HostDatabase {
    * process does once at start and must not do twice at once: the bootstrap.
    */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * SQLite: whether anything was written and when work is next due, so the
+   * worker loop can skip ticks that would find nothing. Undefined on
+   * PostgreSQL, whose workers tick on every interval (other processes' work
+   * arrives by NOTIFY or that poll).
+   */
+  workSignals: WorkSignals | undefined;
   /** Rate-limit buckets shared by every process on the database (PostgreSQL); undefined: in memory. */
   rateLimiter: RateLimiterFactory | undefined;
   close(): Promise<void>;
@@ -52,7 +60,7 @@ export async function openHostDatabase(
 ): Promise<HostDatabase> {
   const { database } = config;
   if (database.kind === "sqlite") {
-    const { store, db } = await openSqliteStore(database.path, {
+    const { store, db, workSignals } = await openSqliteStore(database.path, {
       backgroundCheckpoints: server,
       onCheckpointError: (message) => logger?.warn({ error: message }, "WAL checkpoint failed"),
     }).catch((error: unknown) => {
@@ -67,6 +75,7 @@ export async function openHostDatabase(
       clock,
       location: `sqlite:${database.path}`,
       listen: () => undefined,
+      workSignals,
       exclusive: (_name, work) => work(),
       rateLimiter: undefined,
       close: () => store.close(),
@@ -99,6 +108,7 @@ export async function openHostDatabase(
     db: handle.db,
     clock,
     location: database.redactedUrl,
+    workSignals: undefined,
     listen(onWork) {
       if (!config.postgres.listen) return undefined;
       return listenForWork(database.url, {

@@ -25,6 +25,7 @@ import { createSyntheticRenderer } from "../renderer/index.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { createRetentionSweeper, type VideoFileStorage } from "../video/index.js";
 import { createWebhookTransport } from "../webhooks/index.js";
+import { gateTicks } from "../worker/tick-gate.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { openHostDatabase } from "./host-database.js";
@@ -60,6 +61,12 @@ export interface NodeHost {
 const TICK_INTERVAL_MS = 50;
 /** How often the clock's high-water mark is written (real time). */
 const CLOCK_PERSIST_INTERVAL_MS = 1000;
+/**
+ * SQLite: real time between two full ticks at most when ticks are skipped
+ * (nothing written, nothing due; see worker/tick-gate.ts). Key "last used"
+ * times and the idempotency sweep, which ride on the tick, wait this long at most.
+ */
+const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 
 export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
   const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
@@ -161,11 +168,19 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   // An API process does no background work, but it writes the "last used" times of the
   // keys it authenticated (the dashboard shows them), and its clock's heartbeat still
   // tells the others that the cluster's service time is in use.
+  const gate = database.workSignals
+    ? gateTicks(engine, {
+        signals: database.workSignals,
+        clock,
+        fullTickEveryMs: FULL_TICK_AT_LEAST_EVERY_MS,
+      })
+    : undefined;
   const worker = works
-    ? startWorkerLoop(engine, {
+    ? startWorkerLoop(gate ?? engine, {
         intervalMs: TICK_INTERVAL_MS,
         logger,
-        didWork: (report) => report.claimed + report.completed + report.failed + report.timedOut > 0,
+        didWork: (report) =>
+          report !== undefined && report.claimed + report.completed + report.failed + report.timedOut > 0,
         async afterTick() {
           retention.sweepIfDue();
           await persistClock();
@@ -175,7 +190,10 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
         { tick: () => engine.flushKeyUsage() },
         { intervalMs: CLOCK_PERSIST_INTERVAL_MS, logger, afterTick: persistClock },
       );
-  wakeWorker = () => worker.wake();
+  wakeWorker = () => {
+    gate?.expectWork();
+    worker.wake();
+  };
   const listener = works ? database.listen(() => worker.wake()) : undefined;
 
   let closing: Promise<void> | undefined;
