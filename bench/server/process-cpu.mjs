@@ -13,3 +13,17 @@ export function cpuMicros(pid) {
     return undefined;
   }
 }
+
+/**
+ * Milliseconds a process's main thread has spent runnable but not running
+ * (waiting for a CPU that other processes held), from /proc/<pid>/schedstat;
+ * undefined where it is missing. A request that arrives meanwhile waits for
+ * the machine, not for the server: the bench prints it beside the latencies.
+ */
+export function runQueueWaitMs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}

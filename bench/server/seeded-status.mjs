@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cyclingRequests, load, median, warmUp } from "./closed-loop.mjs";
 import { fixedRateLoad } from "./fixed-rate.mjs";
-import { cpuMicros } from "./process-cpu.mjs";
+import { cpuMicros, runQueueWaitMs } from "./process-cpu.mjs";
 import { auth, serverCli, serverEnvironment, startProcess } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 
@@ -43,9 +43,25 @@ export async function idleCpuPerSecond(pid, seconds = IDLE_S) {
   return Math.round((after - before) / (performance.now() - started));
 }
 
-/** An open-loop load at half of `maximum` (requests per second, as measured). */
-export function statusAtHalfLoad({ url, paths, maximum, seconds = FIXED_RATE_S }) {
-  return fixedRateLoad({ url, paths, headers: auth, rate: Math.max(1, Math.round(maximum / 2)), seconds });
+/**
+ * An open-loop load at half of `maximum` (requests per second, as measured),
+ * with the time the server's main thread spent waiting for a CPU meanwhile.
+ */
+export async function statusAtHalfLoad({ url, paths, maximum, pid, seconds = FIXED_RATE_S }) {
+  const waitedBefore = runQueueWaitMs(pid);
+  const result = await fixedRateLoad({
+    url,
+    paths,
+    headers: auth,
+    rate: Math.max(1, Math.round(maximum / 2)),
+    seconds,
+  });
+  const waitedAfter = runQueueWaitMs(pid);
+  const cpuWaitMs =
+    waitedBefore === undefined || waitedAfter === undefined
+      ? undefined
+      : Math.round(waitedAfter - waitedBefore);
+  return { ...result, cpuWaitMs };
 }
 
 /** The bench line: what the p99 measures, its neighbours, the client's own lag, the load it ran beside. */
@@ -61,6 +77,8 @@ export function halfLoadLines({ halfLoad, maximum, idleCpu, load1 }) {
       `max ${halfLoad.max}; target < ${P99_TARGET_MS} ms: ${verdict}${shortfall})`,
     `  client send lag (due → written): p50 ${halfLoad.sendLag.p50}, p99 ${halfLoad.sendLag.p99}, max ${halfLoad.sendLag.max} ms; ` +
       `due → answered p99 ${halfLoad.fromDue.p99} ms${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,
+    `  server's main thread runnable but waiting for a CPU held by other processes (the client included): ${halfLoad.cpuWaitMs ?? "?"} ms ` +
+      `of the ${FIXED_RATE_S} s (0 on a quiet machine; requests arriving then wait for the machine)`,
     `  idle server CPU with ${SEEDED_TASKS} tasks: ${idleCpu ?? "?"} ms per second; load average ${load1.toFixed(2)}`,
   ];
 }
@@ -89,7 +107,7 @@ async function main() {
       );
     }
     const maximum = median(rows.map((row) => row.requestsPerSecond));
-    const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, maximum });
+    const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, maximum, pid: server.pid });
     // The last minute's load: the half-load run and the rounds before it, beside whatever else ran.
     const load1 = loadavg()[0];
     for (const line of halfLoadLines({ halfLoad, maximum, idleCpu, load1 })) console.log(line);
