@@ -138,17 +138,8 @@ export async function loadAcross(urls, { connections, duration, amount, path, ..
   };
 }
 
-/** Cycles requests through `paths`, so status reads hit many rows. */
-export function cycling(paths, headers) {
-  let next = 0;
-  return [
-    {
-      method: "GET",
-      headers,
-      setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }),
-    },
-  ];
-}
+/** Cycles requests through `paths`, so status reads hit many rows (the server bench's own). */
+export { cyclingRequests as cycling } from "../server/closed-loop.mjs";
 
 /** Polls `count()` until it returns `target`; resolves with the real seconds that took. */
 export async function secondsUntil(count, target, { timeoutMs = 120_000, pollMs = 10 } = {}) {
