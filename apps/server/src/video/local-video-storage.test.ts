@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { VideoUrlSigner } from "@genvideo/engine";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalVideoStorage } from "./local-video-storage.js";
 
@@ -31,6 +32,25 @@ function query(url: string) {
 }
 
 describe("signed URLs", () => {
+  it("signs with node:crypto exactly as the engine's Web Crypto signer does: URLs issued either way check out", async () => {
+    const webCrypto = new VideoUrlSigner({
+      publicUrl: "https://videos.example.com/",
+      signingKey: "server-secret",
+    });
+    const url = await storage.signedUrl(storage.keyForTask(TASK), TASK, NOW);
+    expect(url).toBe(await webCrypto.signedUrl(TASK, NOW));
+    const fromEngine = query(await webCrypto.signedUrl(TASK, NOW + 3_600_000));
+    expect(await storage.checkUrl(TASK, fromEngine.expires, fromEngine.signature, NOW)).toEqual({ ok: true });
+    // A known vector (HMAC-SHA256 under the key derived from "server secret"): URLs issued before keep working.
+    const legacy = new LocalVideoStorage({ dir, publicUrl: "https://x.test", signingKey: "server secret" });
+    const signature = "5ylfnyQ-2hAkfaRASkbYZoGtqFSNRswFAbhHy2roBEs";
+    expect(await legacy.checkUrl("6f1c2a9e-8a47-4c6e-9d0b-3c1e2f4a5b6c", "1700000000", signature, 0)).toEqual(
+      {
+        ok: true,
+      },
+    );
+  });
+
   it("signs {public_url}/videos/{task_id}.mp4 with expires (7 days) and an HMAC signature that checks out", async () => {
     const url = await storage.signedUrl(storage.keyForTask(TASK), TASK, NOW);
     const { expires, signature, parsed } = query(url);

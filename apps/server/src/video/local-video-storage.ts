@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { copyFile, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
@@ -59,6 +59,8 @@ export class LocalVideoStorage implements ServedVideoStorage {
       publicUrl: this.publicUrl,
       signingKey: options.signingKey,
       ttlSeconds: this.ttlSeconds,
+      // node:crypto's HMAC, not Web Crypto's: no thread-pool trip per status read of a finished task.
+      hmacSha256: (key, message) => createHmac("sha256", key).update(message).digest(),
     });
   }
 

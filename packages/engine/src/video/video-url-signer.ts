@@ -11,6 +11,14 @@ export interface VideoUrlSignerOptions {
   signingKey: string | Uint8Array;
   /** How long a `video_url` stays valid, in seconds of service time. Default `VIDEO_URL_TTL_MS` (7 days). */
   ttlSeconds?: number;
+  /**
+   * A synchronous HMAC-SHA256, for hosts that have one (Node's `node:crypto`):
+   * Web Crypto's is asynchronous, a trip to a thread pool and back for every
+   * status read of a finished task, which cost a Node server a thread switch
+   * and about 15 µs of CPU per read. The URLs are the same either way.
+   * Default: Web Crypto.
+   */
+  hmacSha256?: (key: Uint8Array, message: string) => Uint8Array;
 }
 
 /** Tasks whose last URL is remembered (see `signedUrl`); past this the memory starts over. */
@@ -28,7 +36,7 @@ async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
   );
 }
 
-function base64Url(bytes: ArrayBuffer): string {
+function base64Url(bytes: ArrayBuffer | Uint8Array): string {
   let binary = "";
   for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
@@ -51,7 +59,9 @@ function base64Url(bytes: ArrayBuffer): string {
 export class VideoUrlSigner {
   readonly publicUrl: string;
   readonly ttlSeconds: number;
-  readonly #key: Promise<CryptoKey>;
+  readonly #key: Promise<CryptoKey> | undefined;
+  /** With a synchronous HMAC: the derived key and the message's signature, no promise involved. */
+  readonly #signNow: ((message: string) => Uint8Array) | undefined;
   /**
    * The URL last signed per task: it changes once a minute (see `signedUrl`),
    * so a task polled many times a minute is signed once, not once a read.
@@ -64,6 +74,12 @@ export class VideoUrlSigner {
     this.ttlSeconds = options.ttlSeconds ?? VIDEO_URL_TTL_MS / 1000;
     const secret =
       typeof options.signingKey === "string" ? encoder.encode(options.signingKey) : options.signingKey;
+    const { hmacSha256 } = options;
+    if (hmacSha256) {
+      const derived = hmacSha256(secret, KEY_LABEL);
+      this.#signNow = (message) => hmacSha256(derived, message);
+      return;
+    }
     this.#key = hmacKey(secret)
       .then((key) => crypto.subtle.sign("HMAC", key, encoder.encode(KEY_LABEL)))
       .then((derived) => hmacKey(new Uint8Array(derived)));
@@ -71,8 +87,10 @@ export class VideoUrlSigner {
 
   /** The signature of `task_id.expires`. */
   async sign(taskId: string, expires: number): Promise<string> {
+    const message = `${taskId}.${expires}`;
+    if (this.#signNow) return base64Url(this.#signNow(message));
     return base64Url(
-      await crypto.subtle.sign("HMAC", await this.#key, encoder.encode(`${taskId}.${expires}`)),
+      await crypto.subtle.sign("HMAC", (await this.#key) as CryptoKey, encoder.encode(message)),
     );
   }
 
