@@ -25,6 +25,7 @@ import {
 } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 import {
+  controlAtSameRate,
   halfLoadLines,
   idleCpuPerSecond,
   SEEDED_TASKS,
@@ -154,7 +155,14 @@ async function main() {
     // Latency where it is not queueing: an open loop at half the measured maximum.
     const seededMaximum = median(runs.statusSeeded.map((row) => row.requestsPerSecond));
     const halfLoad = await statusAtHalfLoad({ url, paths: sample, maximum: seededMaximum, pid: server.pid });
-    const halfLoadReport = halfLoadLines({ halfLoad, maximum: seededMaximum, idleCpu, load1: loadavg()[0] });
+    const control = await controlAtSameRate({ baselineUrl, halfLoad });
+    const halfLoadReport = halfLoadLines({
+      halfLoad,
+      maximum: seededMaximum,
+      idleCpu,
+      load1: loadavg()[0],
+      control,
+    });
     report(
       [
         summarise("baseline GET (bare Hono JSON)", runs.baseGet),

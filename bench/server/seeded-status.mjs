@@ -18,6 +18,7 @@ import { cpuMicros, runQueueWaitMs } from "./process-cpu.mjs";
 import { auth, serverCli, serverEnvironment, startProcess } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 
+const here = fileURLToPath(new URL(".", import.meta.url));
 export const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
 export const FIXED_RATE_S = Number(process.env.BENCH_FIXED_RATE_SECONDS ?? 10);
 const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
@@ -64,8 +65,23 @@ export async function statusAtHalfLoad({ url, paths, maximum, pid, seconds = FIX
   return { ...result, cpuWaitMs };
 }
 
+/**
+ * The same open loop against the bare Hono route (`baseline-server.mjs`), at
+ * the rate the server got and for as long: what the machine and the client
+ * add to any server's latency there and then. A p99 the control shares is
+ * the machine's, not the server's.
+ */
+export function controlAtSameRate({ baselineUrl, halfLoad, seconds = FIXED_RATE_S }) {
+  return fixedRateLoad({
+    url: baselineUrl,
+    paths: ["/api/gen/status/control"],
+    rate: halfLoad.offeredRate,
+    seconds,
+  });
+}
+
 /** The bench line: what the p99 measures, its neighbours, the client's own lag, the load it ran beside. */
-export function halfLoadLines({ halfLoad, maximum, idleCpu, load1 }) {
+export function halfLoadLines({ halfLoad, maximum, idleCpu, load1, control }) {
   const verdict = halfLoad.p99 < P99_TARGET_MS ? "met" : "MISSED";
   const shortfall =
     halfLoad.achievedRate < halfLoad.offeredRate * 0.95
@@ -79,12 +95,19 @@ export function halfLoadLines({ halfLoad, maximum, idleCpu, load1 }) {
       `due → answered p99 ${halfLoad.fromDue.p99} ms${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,
     `  server's main thread runnable but waiting for a CPU held by other processes (the client included): ${halfLoad.cpuWaitMs ?? "?"} ms ` +
       `of the ${FIXED_RATE_S} s (0 on a quiet machine; requests arriving then wait for the machine)`,
+    ...(control
+      ? [
+          `  control, bare Hono JSON route at the same rate right after (the machine's and the client's share): ` +
+            `p50 ${control.p50}, p99 ${control.p99}, max ${control.max} ms at ${control.achievedRate} req/s`,
+        ]
+      : []),
     `  idle server CPU with ${SEEDED_TASKS} tasks: ${idleCpu ?? "?"} ms per second; load average ${load1.toFixed(2)}`,
   ];
 }
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "genvideo-seeded-"));
+  const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
   let server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
   try {
     const url = await server.url;
@@ -108,11 +131,12 @@ async function main() {
     }
     const maximum = median(rows.map((row) => row.requestsPerSecond));
     const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, maximum, pid: server.pid });
+    const control = await controlAtSameRate({ baselineUrl: await baseline.url, halfLoad });
     // The last minute's load: the half-load run and the rounds before it, beside whatever else ran.
     const load1 = loadavg()[0];
-    for (const line of halfLoadLines({ halfLoad, maximum, idleCpu, load1 })) console.log(line);
+    for (const line of halfLoadLines({ halfLoad, maximum, idleCpu, load1, control })) console.log(line);
   } finally {
-    await server.stop();
+    await Promise.all([server.stop(), baseline.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
