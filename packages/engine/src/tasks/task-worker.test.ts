@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../../test/support/harness.js";
+import { createHarness, fakeVideoStorage, type Harness, START } from "../../test/support/harness.js";
+import { createEngine } from "../engine.js";
 import type { StoreTransaction } from "../ports.js";
 
 /**
@@ -97,5 +98,47 @@ describe("completions of renders that end together", () => {
     const ledger = await h.engine.admin.listLedger(h.accountId);
     expect(ledger.filter((entry) => entry.reason === "charge")).toHaveLength(ids.length);
     expect(ledger.filter((entry) => entry.reason === "refund")).toHaveLength(0);
+  });
+});
+
+describe("sweeps for work another engine holds", () => {
+  it("end a frozen engine's rendered task within 250 ms of service time of its generation time", async () => {
+    const h = await createHarness({ workerConcurrency: 1 });
+    const taskId = await h.create({ prompt: "A fox [[delay:90s]]" });
+    const frozen = createEngine({
+      store: h.store,
+      clock: h.clock,
+      renderer: h.renderer,
+      videoStorage: fakeVideoStorage,
+      sender: h.sender,
+      // Its lease outlives the test: the task is never released and claimed again, only helped.
+      config: { leaseMs: 10 * 60_000 },
+    });
+    // The other engine claims and renders; its video is recorded, and then it ticks no more.
+    await frozen.tick();
+    await frozen.idle();
+    expect(await h.store.transaction((tx) => tx.getTask(taskId))).toMatchObject({
+      state: "processing",
+      videoKey: expect.any(String),
+    });
+    for (let at = 89_000; at <= 90_250; at += 50) {
+      h.clock.set(START + at);
+      await h.engine.tick();
+    }
+    expect(await h.status(taskId)).toMatchObject({ status: "completed" });
+    expect(h.renderer.jobs).toHaveLength(1);
+  });
+
+  it("time out a queued task no engine holds within 250 ms of service time of its deadline", async () => {
+    const h = await createHarness({ workerConcurrency: 1 });
+    h.renderer.mode = "hang";
+    await h.create({ prompt: "takes the only render slot" });
+    const waiting = await h.create({ prompt: "waits in the queue" });
+    for (let at = 10 * 60_000 - 1000; at <= 10 * 60_000 + 250; at += 50) {
+      h.clock.set(START + at);
+      await h.engine.tick();
+    }
+    expect(await h.status(waiting)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+    await h.engine.drain();
   });
 });

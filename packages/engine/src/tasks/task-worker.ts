@@ -45,6 +45,13 @@ interface PendingCompletion {
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
+/**
+ * Service time between two sweeps for work this engine does not hold: other
+ * workers' expired leases and due tasks, queued tasks past their deadline. A
+ * busy worker ticks back to back, and these reads found nothing on almost
+ * every tick; what it holds itself is swept the moment it is due.
+ */
+const SWEEP_INTERVAL_MS = 250;
 
 /**
  * Moves tasks through queued → processing → completed | failed when asked,
@@ -60,6 +67,10 @@ export class TaskWorker {
    * released, with the time their lease runs out as last written.
    */
   readonly #held = new Map<string, number>();
+  /** When each held task is due to end: its deadline, or sooner its generation time once nothing of ours must render. */
+  readonly #dueAt = new Map<string, number>();
+  #lastReleaseSweep = Number.NEGATIVE_INFINITY;
+  #lastEndSweep = Number.NEGATIVE_INFINITY;
   #draining = false;
   /** Tasks renders completed since the last report (see `#startRender`). */
   #completedByRenders = 0;
@@ -84,7 +95,10 @@ export class TaskWorker {
   async startDue(now: number): Promise<Pick<TaskWorkReport, "claimed" | "rendersStarted" | "released">> {
     const report = { claimed: 0, rendersStarted: 0, released: 0 };
     await this.#renewLeases(now);
-    report.released = await this.#releaseExpiredLeases(now);
+    if (sweepDue(this.#lastReleaseSweep, now)) {
+      report.released = await this.#releaseExpiredLeases(now);
+      this.#lastReleaseSweep = now;
+    }
     if (this.#draining) return report;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const slots = this.#deps.config.workerConcurrency - this.#renders.size;
@@ -93,6 +107,7 @@ export class TaskWorker {
       report.claimed += claimed.length;
       for (const task of claimed) {
         this.#held.set(task.id, task.leaseExpiresAt ?? now);
+        this.#dueAt.set(task.id, needsRender(task) ? task.deadlineAt : endOf(task));
         if (needsRender(task)) {
           this.#startRender(task);
           report.rendersStarted++;
@@ -113,6 +128,7 @@ export class TaskWorker {
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
     const report = { completed: this.#completedByRenders, failed: 0, timedOut: 0 };
     this.#completedByRenders = 0;
+    if (!sweepDue(this.#lastEndSweep, now) && !this.#holdsDue(now)) return report;
     const { store, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -144,7 +160,14 @@ export class TaskWorker {
       }
       if (overdue.length < BATCH) break;
     }
+    this.#lastEndSweep = now;
     return report;
+  }
+
+  /** Whether a task this engine holds is due to end (or past its deadline) by `now`. */
+  #holdsDue(now: number): boolean {
+    for (const dueAt of this.#dueAt.values()) if (dueAt <= now) return true;
+    return false;
   }
 
   /** Resolves once no render started by this engine is in flight. */
@@ -161,6 +184,7 @@ export class TaskWorker {
     const { store, workerId } = this.#deps;
     const held = [...this.#held.keys()];
     this.#held.clear();
+    this.#dueAt.clear();
     await store.transaction(async (tx) => {
       for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);
     });
@@ -247,7 +271,7 @@ export class TaskWorker {
             taskId: task.id,
             error: String(error),
           });
-          this.#held.delete(task.id);
+          this.#forget(task.id);
         }
       } finally {
         this.#renders.delete(task.id);
@@ -273,12 +297,14 @@ export class TaskWorker {
       });
       if (won) this.#completedByRenders++;
       // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
-      this.#held.delete(task.id);
+      this.#forget(task.id);
       return;
     }
-    await store.transaction((tx) =>
+    const recorded = await store.transaction((tx) =>
       tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
     );
+    // Ours to end when its generation time is over: the sweep runs for it then.
+    if (recorded && this.#held.has(task.id)) this.#dueAt.set(task.id, endOf(task));
   }
 
   /**
@@ -335,7 +361,7 @@ export class TaskWorker {
           error: String(storeError),
         }),
       );
-    this.#held.delete(task.id);
+    this.#forget(task.id);
   }
 
   /** Stops tracking a task that was ended from outside the worker (a forced outcome), aborting its render. */
@@ -346,6 +372,7 @@ export class TaskWorker {
   /** Stops tracking a task that ended or is no longer ours, aborting its render. */
   #forget(id: string, reason?: string) {
     this.#held.delete(id);
+    this.#dueAt.delete(id);
     const render = this.#renders.get(id);
     if (render && reason) render.controller.abort(new Error(reason));
   }
@@ -354,6 +381,16 @@ export class TaskWorker {
 /** The lease a listed task had, as a compare-and-set condition (none for a queued task). */
 function leaseOf(task: TaskRecord): { leaseOwner?: string } {
   return task.leaseOwner === null ? {} : { leaseOwner: task.leaseOwner };
+}
+
+/** When a task that needs no render of ours is due to end: its generation time, or its deadline if sooner. */
+function endOf(task: TaskRecord): number {
+  return Math.min(task.finishAt ?? task.deadlineAt, task.deadlineAt);
+}
+
+/** Whether a sweep last run at `last` is due again at `now` (or the clock was set back). */
+function sweepDue(last: number, now: number): boolean {
+  return now - last >= SWEEP_INTERVAL_MS || now < last;
 }
 
 function needsRender(task: TaskRecord): boolean {
