@@ -69,6 +69,14 @@ export interface EngineConfig {
   workerConcurrency: number;
   /** How long a claimed task stays claimed without renewal (a crashed worker's tasks return to the queue). */
   leaseMs: number;
+  /**
+   * Service time between two sweeps for work this engine does not hold: other
+   * engines' expired leases and due tasks, queued tasks past their deadline.
+   * 0 (the default): every tick. What the engine holds ends when it is due
+   * either way. Many workers on one database set it: a busy worker ticks back
+   * to back, and these reads find nothing on almost every tick.
+   */
+  sweepIntervalMs: number;
   webhooks: WebhookPolicy;
   /** Prompt words (case-insensitive, whole words) that make a task fail with UNSAFE_CONTENT. */
   unsafeWords: readonly string[];
@@ -110,6 +118,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     },
     workerConcurrency: input.workerConcurrency ?? 2,
     leaseMs: input.leaseMs ?? 60_000,
+    sweepIntervalMs: input.sweepIntervalMs ?? 0,
     webhooks: {
       maxAttempts: WEBHOOK_MAX_ATTEMPTS,
       retryDelayMs: WEBHOOK_RETRY_SPACING_MS,
@@ -142,6 +151,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
   // Zero is allowed for these: a mock may want instant generation or back-to-back retries.
   const nonNegative: [string, number][] = [
     ["generationMs", config.generationMs],
+    ["sweepIntervalMs", config.sweepIntervalMs],
     ["webhooks.retryDelayMs", config.webhooks.retryDelayMs],
   ];
   for (const [name, value] of nonNegative) {

@@ -20,6 +20,13 @@ import type { Logger } from "../logging/logger.js";
  * 64 keeps a fast receiver flowing while dead ones hold their slots.
  */
 const WEBHOOK_CONCURRENCY = 64;
+/**
+ * Real time between a PostgreSQL worker's sweeps for work it does not hold
+ * (other workers' expired leases and due tasks, queued tasks past their
+ * deadline): what it holds ends when due whatever this is. On SQLite the one
+ * process holds everything there is, and sweeps on every tick as before.
+ */
+const POSTGRES_SWEEP_INTERVAL_MS = 250;
 
 export function engineSettings(
   config: ServerConfig,
@@ -31,6 +38,7 @@ export function engineSettings(
     publicUrl,
     workerConcurrency: config.workers,
     leaseMs: Math.max(60_000, config.leaseMs * config.timeScale),
+    sweepIntervalMs: config.database.kind === "postgres" ? POSTGRES_SWEEP_INTERVAL_MS * config.timeScale : 0,
     webhooks: {
       leaseMs: config.leaseMs * config.timeScale,
       concurrency: WEBHOOK_CONCURRENCY,

@@ -102,8 +102,8 @@ describe("completions of renders that end together", () => {
 });
 
 describe("sweeps for work another engine holds", () => {
-  it("end a frozen engine's rendered task within 250 ms of service time of its generation time", async () => {
-    const h = await createHarness({ workerConcurrency: 1 });
+  it("end a frozen engine's rendered task within sweepIntervalMs of its generation time", async () => {
+    const h = await createHarness({ workerConcurrency: 1, sweepIntervalMs: 250 });
     const taskId = await h.create({ prompt: "A fox [[delay:90s]]" });
     const frozen = createEngine({
       store: h.store,
@@ -129,8 +129,8 @@ describe("sweeps for work another engine holds", () => {
     expect(h.renderer.jobs).toHaveLength(1);
   });
 
-  it("time out a queued task no engine holds within 250 ms of service time of its deadline", async () => {
-    const h = await createHarness({ workerConcurrency: 1 });
+  it("time out a queued task no engine holds within sweepIntervalMs of its deadline", async () => {
+    const h = await createHarness({ workerConcurrency: 1, sweepIntervalMs: 250 });
     h.renderer.mode = "hang";
     await h.create({ prompt: "takes the only render slot" });
     const waiting = await h.create({ prompt: "waits in the queue" });

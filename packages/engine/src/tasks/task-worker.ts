@@ -45,13 +45,6 @@ interface PendingCompletion {
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
-/**
- * Service time between two sweeps for work this engine does not hold: other
- * workers' expired leases and due tasks, queued tasks past their deadline. A
- * busy worker ticks back to back, and these reads found nothing on almost
- * every tick; what it holds itself is swept the moment it is due.
- */
-const SWEEP_INTERVAL_MS = 250;
 
 /**
  * Moves tasks through queued → processing → completed | failed when asked,
@@ -95,7 +88,7 @@ export class TaskWorker {
   async startDue(now: number): Promise<Pick<TaskWorkReport, "claimed" | "rendersStarted" | "released">> {
     const report = { claimed: 0, rendersStarted: 0, released: 0 };
     await this.#renewLeases(now);
-    if (sweepDue(this.#lastReleaseSweep, now)) {
+    if (this.#sweepDue(this.#lastReleaseSweep, now)) {
       report.released = await this.#releaseExpiredLeases(now);
       this.#lastReleaseSweep = now;
     }
@@ -128,7 +121,7 @@ export class TaskWorker {
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
     const report = { completed: this.#completedByRenders, failed: 0, timedOut: 0 };
     this.#completedByRenders = 0;
-    if (!sweepDue(this.#lastEndSweep, now) && !this.#holdsDue(now)) return report;
+    if (!this.#sweepDue(this.#lastEndSweep, now) && !this.#holdsDue(now)) return report;
     const { store, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -162,6 +155,14 @@ export class TaskWorker {
     }
     this.#lastEndSweep = now;
     return report;
+  }
+
+  /**
+   * Whether a sweep for work this engine does not hold, last run at `last`, is due again at `now`
+   * (`sweepIntervalMs` later, or at once if the clock was set back).
+   */
+  #sweepDue(last: number, now: number): boolean {
+    return now - last >= this.#deps.config.sweepIntervalMs || now < last;
   }
 
   /** Whether a task this engine holds is due to end (or past its deadline) by `now`. */
@@ -386,11 +387,6 @@ function leaseOf(task: TaskRecord): { leaseOwner?: string } {
 /** When a task that needs no render of ours is due to end: its generation time, or its deadline if sooner. */
 function endOf(task: TaskRecord): number {
   return Math.min(task.finishAt ?? task.deadlineAt, task.deadlineAt);
-}
-
-/** Whether a sweep last run at `last` is due again at `now` (or the clock was set back). */
-function sweepDue(last: number, now: number): boolean {
-  return now - last >= SWEEP_INTERVAL_MS || now < last;
 }
 
 function needsRender(task: TaskRecord): boolean {
