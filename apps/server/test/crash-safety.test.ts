@@ -20,12 +20,18 @@ afterAll(() => removeDataDir(dataDir));
 
 const ENV = {
   GENVIDEO_RENDERER: "fixture",
-  // 10 minutes pass in 3 real seconds; one worker, so a queue builds up.
+  // 10 minutes pass in 3 real seconds; one render slot.
   GENVIDEO_TIME_SCALE: "200",
   GENVIDEO_WORKERS: "1",
   GENVIDEO_RATE_LIMITS: "off",
   GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
 };
+/**
+ * Before the crash, real renders: one takes a good part of a second, so with one slot a queue
+ * is there when the server dies whatever the machine's speed (the fixture's instant renders
+ * emptied it before the kill on some runs). After the restart, the fixture, to end them quickly.
+ */
+const BEFORE_CRASH = { ...ENV, GENVIDEO_RENDERER: "synthetic" };
 
 interface TaskRow {
   id: string;
@@ -54,7 +60,7 @@ function readDatabase() {
 
 it("loses nothing and ends every task exactly once across a SIGKILL", async () => {
   const receiver = await startWebhookReceiver();
-  let server: RunningServer = await startServer({ dataDir, env: ENV });
+  let server: RunningServer = await startServer({ dataDir, env: BEFORE_CRASH });
   const startCredits = await credits(server);
 
   const prompts = [
@@ -72,6 +78,12 @@ it("loses nothing and ends every task exactly once across a SIGKILL", async () =
     expect(response.status).toBe(200);
     created.push(((await response.json()) as { task_id: string }).task_id);
   }
+  // Dies mid-render: a task is processing (its render in flight), the ones behind it queued.
+  await eventually(
+    async () => (readDatabase().tasks.some((task) => task.state === "processing") ? true : undefined),
+    10_000,
+    "a task to be processing",
+  );
   await server.kill();
 
   const atCrash = readDatabase();
