@@ -133,6 +133,17 @@ describe("files", () => {
     expect(await readdir(join(dir, ".staging"))).toEqual([]);
   });
 
+  it("makes its folders again when they were removed while it runs", async () => {
+    const first = await storage.stagingPath(TASK);
+    await writeFile(first, "first");
+    await storage.put(TASK, first);
+    await rm(dir, { recursive: true });
+    const second = await storage.stagingPath(TASK);
+    await writeFile(second, "second");
+    expect(await storage.put(TASK, second)).toEqual({ videoKey: `${TASK}.mp4` });
+    expect((await storage.open(`${TASK}.mp4`))?.size).toBe(6);
+  });
+
   it("refuses keys that could escape the directory", async () => {
     expect(() => storage.keyForTask("../etc/passwd")).toThrow();
     expect(await storage.open("../secret.mp4")).toBeUndefined();

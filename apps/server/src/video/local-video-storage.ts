@@ -9,7 +9,6 @@ import {
   deleteFilesOlderThan,
   deletePartialsOlderThan,
   ensureDirectory,
-  forgetDirectory,
   removeFile,
   STALE_STAGING_MS,
   stagingFile,
@@ -88,16 +87,10 @@ export class LocalVideoStorage implements ServedVideoStorage {
 
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
     const videoKey = this.keyForTask(taskId);
-    await ensureDirectory(this.dir);
+    ensureDirectory(this.dir);
     const target = join(this.dir, videoKey);
     try {
-      await rename(sourcePath, target).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error;
-        // The folder may have been removed since it was made: make it again, once.
-        forgetDirectory(this.dir);
-        await ensureDirectory(this.dir);
-        await rename(sourcePath, target);
-      });
+      await rename(sourcePath, target);
     } catch (error) {
       // A staging file from another file system (a caller's temp dir) cannot be renamed in.
       if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;

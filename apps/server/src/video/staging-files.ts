@@ -5,7 +5,8 @@
  * a video, and a crash leaves only `.partial` files for the sweep to remove.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, stat, unlink } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
+import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 
 const STAGING = ".staging";
@@ -15,27 +16,19 @@ export const STALE_STAGING_MS = 60 * 60 * 1000;
 /** A fresh path in `dir/.staging/` for the file that becomes `videoKey`; creates the folder. */
 export async function stagingFile(dir: string, videoKey: string): Promise<string> {
   const staging = join(dir, STAGING);
-  await ensureDirectory(staging);
+  ensureDirectory(staging);
   return join(staging, `${videoKey}.${randomUUID()}.partial`);
 }
 
-/** Folders this process made or found: nothing here removes them, the sweeps delete files only. */
-const directories = new Set<string>();
-
 /**
- * Creates a folder once per process, not once per video: at hundreds of
- * renders a second, a `mkdir` per file was a tenth of a worker's CPU.
- * A caller whose write then fails with ENOENT (the folder was removed from
- * outside) calls `forgetDirectory` and tries once more.
+ * Makes a folder if it is missing, synchronously: one `mkdir` system call of a
+ * few microseconds, where the asynchronous one took a trip through the thread
+ * pool per video (a tenth of a worker's CPU at hundreds of renders a second).
+ * Called for every file rather than remembered, so a folder removed from
+ * outside while the server runs is made again for the next video.
  */
-export async function ensureDirectory(path: string): Promise<void> {
-  if (directories.has(path)) return;
-  await mkdir(path, { recursive: true });
-  directories.add(path);
-}
-
-export function forgetDirectory(path: string): void {
-  directories.delete(path);
+export function ensureDirectory(path: string): void {
+  mkdirSync(path, { recursive: true });
 }
 
 /** Removes a file, ignoring one that is already gone. */
