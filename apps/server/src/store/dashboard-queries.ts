@@ -111,6 +111,24 @@ function newestFirst<T extends NewestFirstTable, O>(
 /** The last character a task id can hold, to turn a prefix into a range on the primary key. */
 const ID_RANGE_END = "\u{10FFFF}";
 
+/**
+ * The task list's filter, one rule for the list's pages and for the live
+ * stream that extends them, so the two never disagree on what a row shows.
+ */
+function matchingTaskFilter<O>(
+  query: SelectQueryBuilder<Database, "tasks", O>,
+  filter: TaskFilter,
+): SelectQueryBuilder<Database, "tasks", O> {
+  let matching = query;
+  if (filter.states && filter.states.length > 0) matching = matching.where("state", "in", [...filter.states]);
+  if (filter.failureCode) matching = matching.where("failure_code", "=", filter.failureCode);
+  if (filter.from !== undefined) matching = matching.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) matching = matching.where("created_at", "<", filter.to);
+  if (filter.idPrefix)
+    matching = matching.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
+  return matching;
+}
+
 export class DashboardQueries {
   readonly #db: Kysely<Database>;
 
@@ -225,18 +243,12 @@ export class DashboardQueries {
     limit: number,
     cursor?: Cursor,
   ): Promise<TaskSummary[]> {
-    let query = newestFirst(
+    const query = newestFirst(
       this.#db.selectFrom("tasks").select(TASK_SUMMARY_COLUMNS).where("account_id", "=", accountId),
       limit,
       cursor,
     );
-    if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
-    if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
-    if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
-    if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
-    if (filter.idPrefix)
-      query = query.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
-    return (await query.execute()).map(taskSummary);
+    return (await matchingTaskFilter(query, filter).execute()).map(taskSummary);
   }
 
   /**
@@ -259,13 +271,7 @@ export class DashboardQueries {
       .orderBy("id", "asc")
       .limit(limit);
     if (except.length > 0) query = query.where("id", "not in", [...except]);
-    if (filter.states && filter.states.length > 0) query = query.where("state", "in", [...filter.states]);
-    if (filter.failureCode) query = query.where("failure_code", "=", filter.failureCode);
-    if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
-    if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
-    if (filter.idPrefix)
-      query = query.where("id", ">=", filter.idPrefix).where("id", "<", filter.idPrefix + ID_RANGE_END);
-    return (await query.execute()).map(taskSummary);
+    return (await matchingTaskFilter(query, filter).execute()).map(taskSummary);
   }
 
   /** The current summaries of these tasks, the account's only. */
