@@ -23,7 +23,7 @@ const benchmarks = [
   ["msw-overhead", "status read through the mock vs a constant msw handler", "node msw/overhead.mjs"],
   [
     "server",
-    "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks, saturated and at half load (open loop)",
+    "status reads/s and creates/s vs bare Hono; p99 with 100 000 tasks, saturated and at half load (wrk open loop)",
     "node server/run.mjs",
   ],
   [

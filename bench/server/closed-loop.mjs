@@ -1,6 +1,6 @@
 // Closed-loop loads with autocannon: N connections, each sending its next
 // request when the last is answered. They measure the maximum rate; their
-// latencies at that rate are queueing (see fixed-rate.mjs for latency).
+// latencies at that rate are queueing (see wrk-load.mjs for latency).
 import autocannon from "autocannon";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

@@ -153,12 +153,10 @@ async function main() {
       );
     }
     // Latency where it is not queueing: an open loop at half the measured maximum.
-    const seededMaximum = median(runs.statusSeeded.map((row) => row.requestsPerSecond));
-    const halfLoad = await statusAtHalfLoad({ url, paths: sample, maximum: seededMaximum, pid: server.pid });
-    const control = await controlAtSameRate({ baselineUrl, halfLoad });
+    const halfLoad = await statusAtHalfLoad({ url, paths: sample, pid: server.pid });
+    const control = halfLoad && (await controlAtSameRate({ baselineUrl, halfLoad }));
     const halfLoadReport = halfLoadLines({
       halfLoad,
-      maximum: seededMaximum,
       idleCpu,
       load1: loadavg()[0],
       control,

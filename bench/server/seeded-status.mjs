@@ -1,8 +1,8 @@
 // Status reads with 100 000 tasks stored: the server's maximum rate (closed
-// loop), then latency at a fixed rate of half that maximum (open loop), and
-// what the idle server costs in CPU beforehand. `run.mjs` calls these; run
-// alone, this file measures only that part (a quicker loop while working on
-// the server's latency):
+// loop), then latency at a fixed rate of half that maximum (open loop), both
+// with wrk (see wrk-load.mjs), and what the idle server costs in CPU
+// beforehand. `run.mjs` calls these; run alone, this file measures only that
+// part (a quicker loop while working on the server's latency):
 //
 //   node bench/server/seeded-status.mjs
 //
@@ -12,11 +12,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cyclingRequests, load, median, warmUp } from "./closed-loop.mjs";
-import { fixedRateLoad } from "./fixed-rate.mjs";
+import { cyclingRequests, DURATION_S, median, warmUp } from "./closed-loop.mjs";
 import { cpuMicros, runQueueWaitMs } from "./process-cpu.mjs";
 import { auth, serverCli, serverEnvironment, startProcess } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
+import { WRK_MISSING, wrkAvailable, wrkFixedRate, wrkMaximum } from "./wrk-load.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 export const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
@@ -45,12 +45,20 @@ export async function idleCpuPerSecond(pid, seconds = IDLE_S) {
 }
 
 /**
- * An open-loop load at half of `maximum` (requests per second, as measured),
- * with the time the server's main thread spent waiting for a CPU meanwhile.
+ * The status-read maximum as a client that costs little measures it (wrk's
+ * closed loop, median of `ROUNDS`), then an open loop at half of it, with the
+ * time the server's main thread spent waiting for a CPU meanwhile. Undefined
+ * where wrk is missing.
  */
-export async function statusAtHalfLoad({ url, paths, maximum, pid, seconds = FIXED_RATE_S }) {
+export async function statusAtHalfLoad({ url, paths, pid, seconds = FIXED_RATE_S }) {
+  if (!wrkAvailable()) return undefined;
+  const maxima = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    maxima.push(await wrkMaximum({ url, paths, headers: auth, seconds: DURATION_S }));
+  }
+  const maximum = median(maxima);
   const waitedBefore = runQueueWaitMs(pid);
-  const result = await fixedRateLoad({
+  const result = await wrkFixedRate({
     url,
     paths,
     headers: auth,
@@ -62,7 +70,7 @@ export async function statusAtHalfLoad({ url, paths, maximum, pid, seconds = FIX
     waitedBefore === undefined || waitedAfter === undefined
       ? undefined
       : Math.round(waitedAfter - waitedBefore);
-  return { ...result, cpuWaitMs };
+  return { ...result, maximum, maxima, cpuWaitMs };
 }
 
 /**
@@ -72,7 +80,7 @@ export async function statusAtHalfLoad({ url, paths, maximum, pid, seconds = FIX
  * the machine's, not the server's.
  */
 export function controlAtSameRate({ baselineUrl, halfLoad, seconds = FIXED_RATE_S }) {
-  return fixedRateLoad({
+  return wrkFixedRate({
     url: baselineUrl,
     paths: ["/api/gen/status/control"],
     rate: halfLoad.offeredRate,
@@ -81,18 +89,20 @@ export function controlAtSameRate({ baselineUrl, halfLoad, seconds = FIXED_RATE_
 }
 
 /** The bench line: what the p99 measures, its neighbours, the client's own lag, the load it ran beside. */
-export function halfLoadLines({ halfLoad, maximum, idleCpu, load1, control }) {
+export function halfLoadLines({ halfLoad, idleCpu, load1, control }) {
+  if (!halfLoad) return [WRK_MISSING];
   const verdict = halfLoad.p99 < P99_TARGET_MS ? "met" : "MISSED";
   const shortfall =
     halfLoad.achievedRate < halfLoad.offeredRate * 0.95
       ? `; the client offered only ${halfLoad.achievedRate} of ${halfLoad.offeredRate} req/s`
       : "";
   return [
-    `status p99 with ${SEEDED_TASKS} tasks at half the maximum (${halfLoad.achievedRate} req/s of ${maximum} max, open loop, ` +
-      `${FIXED_RATE_S} s, written → answered): ${halfLoad.p99} ms (p50 ${halfLoad.p50}, p99.9 ${halfLoad.p999}, ` +
+    `status p99 with ${SEEDED_TASKS} tasks at half the maximum (${halfLoad.achievedRate} req/s of ${halfLoad.maximum} max, ` +
+      `wrk open loop, ${FIXED_RATE_S} s, written → answered): ${halfLoad.p99} ms (p50 ${halfLoad.p50}, p99.9 ${halfLoad.p999}, ` +
       `max ${halfLoad.max}; target < ${P99_TARGET_MS} ms: ${verdict}${shortfall})`,
-    `  client send lag (due → written): p50 ${halfLoad.sendLag.p50}, p99 ${halfLoad.sendLag.p99}, max ${halfLoad.sendLag.max} ms; ` +
-      `due → answered p99 ${halfLoad.fromDue.p99} ms${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,
+    `  maximum: wrk closed loop, 50 connections, median of ${halfLoad.maxima.join(", ")} req/s; ` +
+      `client send lag (due → written): p50 ${halfLoad.sendLag.p50}, p99 ${halfLoad.sendLag.p99}, max ${halfLoad.sendLag.max} ms` +
+      `${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,
     `  server's main thread runnable but waiting for a CPU held by other processes (the client included): ${halfLoad.cpuWaitMs ?? "?"} ms ` +
       `of the ${FIXED_RATE_S} s (0 on a quiet machine; requests arriving then wait for the machine)`,
     ...(control
@@ -120,21 +130,11 @@ async function main() {
     const paths = seededSample(ids);
     const idleCpu = await idleCpuPerSecond(server.pid);
     await warmUp({ url: seededUrl, requests: cyclingRequests(paths, auth) });
-    const rows = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      rows.push(
-        await load(`server status reads, ${SEEDED_TASKS} tasks`, {
-          url: seededUrl,
-          requests: cyclingRequests(paths, auth),
-        }),
-      );
-    }
-    const maximum = median(rows.map((row) => row.requestsPerSecond));
-    const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, maximum, pid: server.pid });
-    const control = await controlAtSameRate({ baselineUrl: await baseline.url, halfLoad });
+    const halfLoad = await statusAtHalfLoad({ url: seededUrl, paths, pid: server.pid });
+    const control = halfLoad && (await controlAtSameRate({ baselineUrl: await baseline.url, halfLoad }));
     // The last minute's load: the half-load run and the rounds before it, beside whatever else ran.
     const load1 = loadavg()[0];
-    for (const line of halfLoadLines({ halfLoad, maximum, idleCpu, load1, control })) console.log(line);
+    for (const line of halfLoadLines({ halfLoad, idleCpu, load1, control })) console.log(line);
   } finally {
     await Promise.all([server.stop(), baseline.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
