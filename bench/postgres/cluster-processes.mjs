@@ -20,10 +20,11 @@ process.on("exit", () => {
 /**
  * `genvideo-server start` on `databaseUrl` (PostgreSQL) in `role`, or on SQLite
  * (role all) when `databaseUrl` is undefined. Each process has a data directory
- * of its own, as on separate machines. `env` adds or overrides settings.
+ * of its own, as on separate machines, under `dataRoot` (the system's temp
+ * folder by default). `env` adds or overrides settings.
  */
-export async function startGenvideo({ databaseUrl, role = "all", env = {} }) {
-  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-bench-${role}-`));
+export async function startGenvideo({ databaseUrl, role = "all", env = {}, dataRoot = tmpdir() }) {
+  const dataDir = mkdtempSync(join(dataRoot, `genvideo-bench-${role}-`));
   const environment = {
     ...serverEnvironment(dataDir),
     ...(databaseUrl ? { GENVIDEO_DATABASE_URL: databaseUrl, GENVIDEO_ROLE: role } : {}),
