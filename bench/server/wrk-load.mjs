@@ -1,9 +1,11 @@
 // Status-read loads from wrk, a load generator written in C (Debian's `wrk`),
 // for the latency figures. The client shares the machine with the server, so
-// whatever it costs is taken from the server: at the half-load rate a Node
-// client took a third of a core and its own event loop's pauses were counted
-// as the server's latency (the bare Hono control then missed the 5 ms target
-// too). wrk spends a few per cent of one core there, on one thread.
+// whatever it costs is taken from the server, and its own pauses are counted
+// as the server's latency. At 8000 reads a second a Node client (undici) used
+// 38% of a core, three quarters of it JavaScript whose garbage collection and
+// event loop delayed its own timestamps (the bare Hono control missed the 5 ms
+// target through it); wrk used 18%, nearly all of it the kernel's TCP work
+// that any client pays.
 //
 // The script it runs, `wrk-load.lua`, says what is measured: wrk's own timer
 // from a request's write to its answer's last byte, and, in the open loop, how
