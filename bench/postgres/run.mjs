@@ -60,6 +60,8 @@ const TARGET = 0.5;
  * shows it).
  */
 const MEMORY_ROOT = ["/dev/shm"].find((folder) => existsSync(folder));
+/** A drain's rate as a share of graphile-worker's, and whether it meets the target. */
+const percentOf = (drain, graphile) => `${((drain.tasksPerSecond / graphile) * 100).toFixed(0)}%`;
 const verdict = (drain, graphile) => (drain.tasksPerSecond / graphile >= TARGET ? "met" : "MISSED");
 const post = (headers = {}) => ({
   method: "POST",
@@ -315,7 +317,7 @@ function report(api, drains, loadBefore) {
         `videos on disk (${tmpdir()}) and in memory (${MEMORY_ROOT ?? "no tmpfs found"}); target: genvideo >= 50% of graphile-worker`,
     );
     const share = (drain, graphile) =>
-      drain ? `${((drain.tasksPerSecond / graphile) * 100).toFixed(0)}% ${verdict(drain, graphile)}` : "n/a";
+      drain ? `${percentOf(drain, graphile)} ${verdict(drain, graphile)}` : "n/a";
     console.log(
       textTable([
         [
@@ -355,7 +357,7 @@ function report(api, drains, loadBefore) {
       if (drain && verdict(drain, row.graphile) === "MISSED") {
         console.log(
           `MISSED: ${row.processes} worker process(es), videos on ${where}, at ` +
-            `${((drain.tasksPerSecond / row.graphile) * 100).toFixed(0)}% of graphile-worker`,
+            `${percentOf(drain, row.graphile)} of graphile-worker`,
         );
       }
     }

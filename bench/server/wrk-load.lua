@@ -6,8 +6,8 @@
 --   [WRK_RATE=N] wrk -t1 -c64 -d10s -s wrk-load.lua URL -- PATHS_FILE
 --
 -- With WRK_RATE (read when the script loads: wrk decides then, once for all
--- threads, whether the script paces requests), request i of the thread is due at start + i / RATE. A
--- connection that comes free takes the next due moment and waits for it
+-- threads, whether the script paces requests), request i of the thread is
+-- due at start + i / WRK_RATE. A connection that comes free takes the next due moment and waits for it
 -- (wrk's `delay`, whole milliseconds), or sends at once when it is already
 -- past: a stalled server makes requests late instead of thinning them, and
 -- how late they went out (the send lag) is reported beside the latency, which
@@ -49,7 +49,10 @@ function init(args)
   for path in io.lines(args[1]) do
     if path ~= "" then table.insert(requests, wrk.format("GET", path)) end
   end
-  for bucket = 0, LAG_BUCKETS do lagCounts[bucket] = 0 end
+  -- The closed loop has no schedule, so no send lag to count.
+  if rate then
+    for bucket = 0, LAG_BUCKETS do lagCounts[bucket] = 0 end
+  end
 end
 
 -- Defined only with a rate: wrk then asks it before every request.
