@@ -1,15 +1,8 @@
 /// <reference types="node" />
-// End to end: the SDK against the reference server (apps/server), started on loopback.
+// End to end: the SDK (@genvideo/sdk) against this server, started on loopback. It lives here, not in
+// the SDK, because the server depends on the SDK (its webhook receiver check).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  TEST_API_KEY,
-  TEST_WEBHOOK_SECRET,
-} from "@genvideo/server/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
   BadRequestError,
@@ -20,9 +13,18 @@ import {
   TaskFailedError,
   verifyWebhook,
   type WebhookPayload,
-} from "../src/index.js";
-import { solidPng } from "./support/images.js";
+} from "@genvideo/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type RunningServer,
+  removeDataDir,
+  startServer,
+  TEST_API_KEY,
+  TEST_WEBHOOK_SECRET,
+} from "../src/testing/reference-server.js";
+import { testImages } from "./support/images.js";
 
+const { red, blue } = await testImages();
 let server: RunningServer;
 let client: GenVideo;
 const wait = { interval: 20, maxInterval: 100, timeout: 30_000 };
@@ -46,8 +48,6 @@ describe("against the reference server", { timeout: 60_000 }, () => {
     removeDataDir(server.dataDir);
   });
 
-  const red = solidPng(220, 40, 40);
-  const blue = solidPng(40, 60, 220);
   it.each([
     ["text", { prompt: "a red fox running through snow" }],
     [
