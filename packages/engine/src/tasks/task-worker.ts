@@ -2,7 +2,9 @@ import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
-import { type CompletedVideo, completeTask, completeTasks, failTask } from "./lifecycle.js";
+import { CompletionBatch } from "./completion-batch.js";
+import { HeldTasks, leaseOf } from "./held-tasks.js";
+import { type CompletedVideo, completeTask, failTask } from "./lifecycle.js";
 import { finishAtOf } from "./scenario.js";
 
 /** What one pass of the task worker did. */
@@ -34,14 +36,6 @@ interface RunningRender {
   promise: Promise<void>;
 }
 
-/** A rendered task due to end, and the render waiting to hear whether its completion won. */
-interface PendingCompletion {
-  task: TaskRecord;
-  video: CompletedVideo;
-  resolve: (won: boolean) => void;
-  reject: (error: unknown) => void;
-}
-
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
@@ -55,25 +49,20 @@ const MAX_BATCHES = 20;
 export class TaskWorker {
   readonly #deps: TaskWorkerDependencies;
   readonly #renders = new Map<string, RunningRender>();
-  /**
-   * Tasks this engine has claimed and keeps leased until they end or are
-   * released, with the time their lease runs out as last written.
-   */
-  readonly #held = new Map<string, number>();
-  /** When each held task is due to end: its deadline, or sooner its generation time once nothing of ours must render. */
-  readonly #dueAt = new Map<string, number>();
+  /** Tasks this engine has claimed and keeps leased until they end or are released. */
+  readonly #held: HeldTasks;
+  readonly #completions: CompletionBatch;
   #lastReleaseSweep = Number.NEGATIVE_INFINITY;
   #lastEndSweep = Number.NEGATIVE_INFINITY;
   #draining = false;
-  /** Tasks renders completed since the last report (see `#startRender`). */
+  /** Tasks renders completed since the last report (see `#recordRender`). */
   #completedByRenders = 0;
-  /** Rendered tasks waiting for the next completion transaction (see `#commitCompletions`). */
-  readonly #completions: PendingCompletion[] = [];
-  /** The completion transactions in flight, one after the other, while renders keep ending. */
-  #committing: Promise<void> | undefined;
 
   constructor(deps: TaskWorkerDependencies) {
     this.#deps = deps;
+    const { store, clock, workerId, randomUUID, config } = deps;
+    this.#held = new HeldTasks({ store, workerId, leaseMs: config.leaseMs });
+    this.#completions = new CompletionBatch({ store, clock, workerId, randomUUID });
   }
 
   /** Renders in flight in this engine. */
@@ -87,7 +76,8 @@ export class TaskWorker {
    */
   async startDue(now: number): Promise<Pick<TaskWorkReport, "claimed" | "rendersStarted" | "released">> {
     const report = { claimed: 0, rendersStarted: 0, released: 0 };
-    await this.#renewLeases(now);
+    // Ours are renewed before the sweep below, so it never finds one of them expired.
+    for (const id of await this.#held.renew(now)) this.#forget(id, "lease lost");
     if (this.#sweepDue(this.#lastReleaseSweep, now)) {
       report.released = await this.#releaseExpiredLeases(now);
       this.#lastReleaseSweep = now;
@@ -99,8 +89,7 @@ export class TaskWorker {
       const claimed = await this.#claim(now, slots);
       report.claimed += claimed.length;
       for (const task of claimed) {
-        this.#held.set(task.id, task.leaseExpiresAt ?? now);
-        this.#dueAt.set(task.id, needsRender(task) ? task.deadlineAt : endOf(task));
+        this.#held.hold(task, now, needsRender(task) ? task.deadlineAt : endOf(task));
         if (needsRender(task)) {
           this.#startRender(task);
           report.rendersStarted++;
@@ -121,7 +110,7 @@ export class TaskWorker {
   async finishDue(now: number): Promise<Pick<TaskWorkReport, "completed" | "failed" | "timedOut">> {
     const report = { completed: this.#completedByRenders, failed: 0, timedOut: 0 };
     this.#completedByRenders = 0;
-    if (!this.#sweepDue(this.#lastEndSweep, now) && !this.#holdsDue(now)) return report;
+    if (!this.#sweepDue(this.#lastEndSweep, now) && !this.#held.anyDue(now)) return report;
     const { store, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -165,12 +154,6 @@ export class TaskWorker {
     return now - last >= this.#deps.config.sweepIntervalMs || now < last;
   }
 
-  /** Whether a task this engine holds is due to end (or past its deadline) by `now`. */
-  #holdsDue(now: number): boolean {
-    for (const dueAt of this.#dueAt.values()) if (dueAt <= now) return true;
-    return false;
-  }
-
   /** Resolves once no render started by this engine is in flight. */
   async idle(): Promise<void> {
     while (this.#renders.size > 0)
@@ -182,13 +165,7 @@ export class TaskWorker {
     this.#draining = true;
     for (const render of this.#renders.values()) render.controller.abort(new Error("engine draining"));
     await this.idle();
-    const { store, workerId } = this.#deps;
-    const held = [...this.#held.keys()];
-    this.#held.clear();
-    this.#dueAt.clear();
-    await store.transaction(async (tx) => {
-      for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);
-    });
+    await this.#held.releaseAll();
   }
 
   async #claim(now: number, limit: number): Promise<TaskRecord[]> {
@@ -213,30 +190,6 @@ export class TaskWorker {
       for (const { task, finishAt } of moved) task.finishAt = finishAt;
     }
     return claimed;
-  }
-
-  /**
-   * Extends the leases of held tasks once half of their lease is used, the
-   * way the webhook dispatcher does: renewing every lease on every tick wrote
-   * each task in flight twenty times a second, for nothing. A lease lost
-   * meanwhile (another worker took an expired one) shows here, or at the
-   * compare-and-set that ends the task.
-   */
-  async #renewLeases(now: number) {
-    const { store, workerId, config } = this.#deps;
-    const due = [...this.#held].filter(([, expiresAt]) => expiresAt - now < config.leaseMs / 2);
-    if (due.length === 0) return;
-    const leaseExpiresAt = now + config.leaseMs;
-    const lost = await store.transaction(async (tx) => {
-      const lostIds: string[] = [];
-      for (const [id] of due) {
-        const renewed = await tx.transitionTask(id, ["processing"], { leaseExpiresAt }, workerId);
-        if (!renewed) lostIds.push(id);
-      }
-      return lostIds;
-    });
-    for (const [id] of due) if (this.#held.has(id)) this.#held.set(id, leaseExpiresAt);
-    for (const id of lost) this.#forget(id, "lease lost");
   }
 
   /**
@@ -292,10 +245,7 @@ export class TaskWorker {
       // the clock is fast): the task ends in the transaction that records its video, as
       // `finishDue` would end it at the next tick, one transaction and one listing fewer.
       const video = await this.#videoOf(task, videoKey, now);
-      const won = await new Promise<boolean>((resolve, reject) => {
-        this.#completions.push({ task, video, resolve, reject });
-        this.#committing ??= this.#commitCompletions();
-      });
+      const won = await this.#completions.complete(task, video);
       if (won) this.#completedByRenders++;
       // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
       this.#forget(task.id);
@@ -305,41 +255,7 @@ export class TaskWorker {
       tx.transitionTask(task.id, ["processing"], { videoKey, updatedAt: now }, workerId),
     );
     // Ours to end when its generation time is over: the sweep runs for it then.
-    if (recorded && this.#held.has(task.id)) this.#dueAt.set(task.id, endOf(task));
-  }
-
-  /**
-   * Group commit: renders that end while a completion transaction is in flight
-   * wait for it and then commit together, one BEGIN and COMMIT for them all
-   * rather than per task. No timer: a lone completion commits at once, and a
-   * batch is exactly what piled up during the previous commit. Each task is
-   * still its own compare-and-set fenced by our lease, so each outcome is
-   * written once; a batch that fails is tried again task by task, so one
-   * task's error never costs the others their renders.
-   */
-  async #commitCompletions() {
-    const { store, clock, workerId, randomUUID } = this.#deps;
-    while (this.#completions.length > 0) {
-      const batch = this.#completions.splice(0, BATCH);
-      const context = { now: clock.now(), randomUUID, leaseOwner: workerId };
-      try {
-        // Without a callback among them, the batch is one UPDATE: atomic alone, no BEGIN or COMMIT needed.
-        const singleWrite = batch.every((pending) => pending.task.callbackUrl === null);
-        const won = await store.transaction((tx) => completeTasks(tx, batch, context), { singleWrite });
-        for (const pending of batch) pending.resolve(won.has(pending.task.id));
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]!.reject(error);
-          continue;
-        }
-        for (const pending of batch) {
-          await store
-            .transaction((tx) => completeTask(tx, pending.task, pending.video, context))
-            .then(pending.resolve, pending.reject);
-        }
-      }
-    }
-    this.#committing = undefined;
+    if (recorded) this.#held.setDueAt(task.id, endOf(task));
   }
 
   /** The video as a completion records it: its URL is signed only for a notification to carry. */
@@ -372,16 +288,10 @@ export class TaskWorker {
 
   /** Stops tracking a task that ended or is no longer ours, aborting its render. */
   #forget(id: string, reason?: string) {
-    this.#held.delete(id);
-    this.#dueAt.delete(id);
+    this.#held.forget(id);
     const render = this.#renders.get(id);
     if (render && reason) render.controller.abort(new Error(reason));
   }
-}
-
-/** The lease a listed task had, as a compare-and-set condition (none for a queued task). */
-function leaseOf(task: TaskRecord): { leaseOwner?: string } {
-  return task.leaseOwner === null ? {} : { leaseOwner: task.leaseOwner };
 }
 
 /** When a task that needs no render of ours is due to end: its generation time, or its deadline if sooner. */
@@ -391,15 +301,4 @@ function endOf(task: TaskRecord): number {
 
 function needsRender(task: TaskRecord): boolean {
   return task.videoKey === null && !task.scenario.fail && !task.scenario.timeout;
-}
-
-/** Back to the queue; a rendered video is kept so the next claim needn't render again. */
-function releasedPatch() {
-  return {
-    state: "queued" as const,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    startedAt: null,
-    finishAt: null,
-  };
 }

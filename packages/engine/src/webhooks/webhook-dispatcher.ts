@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
+import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
 import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } from "../ports.js";
 import { signWebhook } from "./sign.js";
 
@@ -116,26 +117,26 @@ export class WebhookDispatcher {
 
   /**
    * A send may outlast the lease in service time (network timeouts don't
-   * scale with it), so running claims are extended, once half their lease is
-   * used: not every tick, which would be a write per delivery per tick.
+   * scale with it), so running claims are extended once half their lease is
+   * used (`renewHalfSpentLeases`).
    */
   async #renewLeases(now: number) {
     const { store, workerId, config } = this.#deps;
-    const leaseMs = config.webhooks.leaseMs;
-    const renew = [...this.#deliveries.entries()].filter(
-      ([, delivery]) => !delivery.finishing && delivery.leaseExpiresAt - now < leaseMs / 2,
-    );
-    if (renew.length === 0) return;
-    const leaseExpiresAt = now + leaseMs;
-    await store.transaction(async (tx) => {
-      for (const [id, delivery] of renew) {
+    const sending = [...this.#deliveries].filter(([, delivery]) => !delivery.finishing);
+    await renewHalfSpentLeases(
+      store,
+      sending,
+      now,
+      config.webhooks.leaseMs,
+      async (tx, id, leaseExpiresAt, delivery) => {
         // The attempt may have been recorded meanwhile: a lease on a finished claim would delay its retry.
         const current = await tx.getWebhookEvent(id);
-        if (delivery.finishing || current?.state !== "pending" || current.leaseOwner !== workerId) continue;
+        if (delivery.finishing || current?.state !== "pending" || current.leaseOwner !== workerId)
+          return false;
         await tx.updateWebhookEvent(id, { leaseExpiresAt });
-        delivery.leaseExpiresAt = leaseExpiresAt;
-      }
-    });
+        return true;
+      },
+    );
   }
 
   #stalledCount(): number {
