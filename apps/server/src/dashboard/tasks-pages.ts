@@ -4,10 +4,9 @@ import { FAILURE_CODES, TASK_STATUSES } from "@genvideo/schema";
 import { html } from "hono/html";
 import type { Cursor, TaskFilter, TaskSummary } from "../store/dashboard-queries.js";
 import { formatTime, isoTime, signedAmount } from "./format.js";
+import { decodeCursor, nextPageHref } from "./keyset-page.js";
 import { csrfField, type Html, stateBadge, type Viewer } from "./layout.js";
 import { webhookEventsTable } from "./webhooks-pages.js";
-
-export const TASK_PAGE_SIZE = 50;
 
 /** The list's query string, parsed; `problem` says what was refused (the filter then is ignored). */
 export interface TaskListQuery {
@@ -19,17 +18,6 @@ export interface TaskListQuery {
 
 const ID_SEARCH = /^[0-9a-f-]{4,36}$/;
 const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
-
-export function encodeCursor(cursor: Cursor): string {
-  return `${cursor.createdAt}_${cursor.id}`;
-}
-
-export function decodeCursor(text: string | undefined): Cursor | undefined {
-  if (!text) return undefined;
-  // Ids hold `_` too (webhook events are `msg_<hex>`): the first `_` ends the time.
-  const match = /^(\d{1,16})_([0-9A-Za-z_-]{1,64})$/.exec(text);
-  return match ? { createdAt: Number(match[1]), id: match[2]! } : undefined;
-}
 
 export function parseTaskListQuery(query: (name: string) => string | undefined): TaskListQuery {
   const values = {
@@ -106,11 +94,7 @@ function options(all: readonly string[], selected: string, anyLabel: string): Ht
 
 export function taskListBody(query: TaskListQuery, tasks: TaskSummary[], liveUrl: string): Html {
   const { values } = query;
-  const last = tasks.at(-1);
-  const next =
-    tasks.length === TASK_PAGE_SIZE && last
-      ? `/dashboard/tasks${listQueryString(values, { after: encodeCursor(last) })}`
-      : undefined;
+  const next = nextPageHref(tasks, (after) => `/dashboard/tasks${listQueryString(values, { after })}`);
   return html`<form class="filters" method="get" action="/dashboard/tasks" role="search" aria-label="Filter tasks">
   <label>State <select name="state">${options(TASK_STATUSES, values.state, "Any")}</select></label>
   <label>Failure code <select name="code">${options(FAILURE_CODES, values.code, "Any")}</select></label>

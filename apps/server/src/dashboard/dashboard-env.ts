@@ -1,0 +1,76 @@
+/** What every part of the dashboard shares: its Hono environment, its services, and small request helpers. */
+import type { Engine, Store, VideoStorage } from "@genvideo/engine";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context } from "hono";
+import { html } from "hono/html";
+import type { Logger } from "../logging/logger.js";
+import type { DashboardQueries } from "../store/dashboard-queries.js";
+import { type Html, page, type Viewer } from "./layout.js";
+import type { TestEventSender } from "./test-event-sender.js";
+
+export interface DashboardEnv {
+  Variables: { viewer: Viewer; sessionHash: string; mediaOrigin?: string };
+}
+
+export type DashboardContext = Context<DashboardEnv>;
+
+/** What the route modules use, built once by createDashboard. */
+export interface DashboardServices {
+  queries: DashboardQueries;
+  store: Store;
+  admin: Engine["admin"];
+  videoStorage: VideoStorage;
+  testEvents: TestEventSender;
+  publicUrl: string;
+  /** Service time (task times, key expiries). */
+  serviceNow: () => number;
+  /** Real time (sign-in links, sessions, form nonces). */
+  wallNow: () => number;
+  logger: Logger;
+  /** GENVIDEO_TIME_SCALE: service ms per real ms. */
+  timeScale: number;
+  /** How often a live task list polls the database (real ms). */
+  pollIntervalMs: number;
+  /** Aborted when the server shuts down: live streams end. */
+  closing: AbortSignal;
+  /** The session cookie: its name, and whether it is Secure (https public URL). */
+  cookie: { name: string; secure: boolean };
+}
+
+export type PageStatus = 200 | 400 | 403 | 404 | 429;
+
+export function render(c: Context, body: Html, status: PageStatus = 200) {
+  return c.html(body, status);
+}
+
+/** The signed-in viewer (the session middleware set it). */
+export function viewerOf(c: DashboardContext): Viewer {
+  return c.get("viewer");
+}
+
+/** The page for a thing that is not there, or is another account's: the same answer. */
+export function notFoundPage(c: DashboardContext) {
+  return render(
+    c,
+    page(viewerOf(c), "tasks", "Not found", html`<p>There is nothing here for this account.</p>`),
+    404,
+  );
+}
+
+/** A field of a posted form (url-encoded or multipart); undefined for any other body. */
+export async function formField(c: Context, name: string): Promise<string | undefined> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded") && !type.startsWith("multipart/form-data"))
+    return undefined;
+  const body = await c.req.parseBody();
+  const value = body[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}

@@ -1,0 +1,125 @@
+/** API keys: create (shown once), rotate with an overlap, revoke behind a confirmation. */
+import { AdminError } from "@genvideo/engine";
+import { Hono } from "hono";
+import {
+  type DashboardContext,
+  type DashboardEnv,
+  type DashboardServices,
+  formField,
+  notFoundPage,
+  render,
+  viewerOf,
+} from "../dashboard-env.js";
+import { EXPIRY_CHOICES, OVERLAP_CHOICES } from "../format.js";
+import {
+  type KeysPageData,
+  keysPageBody,
+  overlapMessage,
+  revokeKeyBody,
+  rotateKeyBody,
+} from "../keys-pages.js";
+import { page } from "../layout.js";
+
+const FORM_NONCE = /^[0-9a-f-]{36}$/;
+
+/** Mounted at /dashboard/keys. */
+export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
+  const { admin, logger } = services;
+  const app = new Hono<DashboardEnv>();
+
+  const keysPage = async (
+    c: DashboardContext,
+    extra: Omit<KeysPageData, "keys" | "serviceNow"> = {},
+    status: 200 | 400 = 200,
+  ) => {
+    const viewer = viewerOf(c);
+    const keys = await admin.listApiKeys(viewer.accountId);
+    return render(
+      c,
+      page(
+        viewer,
+        "keys",
+        "API keys",
+        keysPageBody(viewer, { keys, serviceNow: services.serviceNow(), ...extra }),
+      ),
+      status,
+    );
+  };
+  const ownKey = async (c: DashboardContext) =>
+    (await admin.listApiKeys(viewerOf(c).accountId)).find((key) => key.id === c.req.param("id"));
+
+  app.get("/", (c) => keysPage(c));
+
+  app.post("/", async (c) => {
+    const viewer = viewerOf(c);
+    const expires = await formField(c, "expires");
+    const expiry = EXPIRY_CHOICES.find((choice) => choice.value === expires);
+    if (!expiry) return keysPage(c, { problem: "Choose an expiry from the list." }, 400);
+    // The form's one-time nonce, claimed in the database: the same form posted again (a reload,
+    // the back button, another API process) creates and shows no second key.
+    const nonce = await formField(c, "_form");
+    if (
+      nonce &&
+      FORM_NONCE.test(nonce) &&
+      !(await services.queries.claimFormNonce(nonce, viewer.accountId, services.wallNow()))
+    )
+      return keysPage(c, { message: "That key was already created and shown once; it is not shown again." });
+    try {
+      const created = await admin.createApiKey(viewer.accountId, {
+        name: (await formField(c, "name")) ?? "",
+        expiresAt: expiry.ms === null ? null : services.serviceNow() + expiry.ms,
+      });
+      logger.info({ accountId: viewer.accountId, keyId: created.apiKey.id }, "dashboard created an API key");
+      return keysPage(c, { created: { key: created.key, summary: created.apiKey } });
+    } catch (error) {
+      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
+      throw error;
+    }
+  });
+
+  app.get("/:id/rotate", async (c) => {
+    const key = await ownKey(c);
+    if (!key || key.revokedAt !== null) return notFoundPage(c);
+    return render(c, page(viewerOf(c), "keys", "Rotate a key", rotateKeyBody(viewerOf(c), key)));
+  });
+
+  app.post("/:id/rotate", async (c) => {
+    const key = await ownKey(c);
+    if (!key) return notFoundPage(c);
+    const overlapValue = await formField(c, "overlap");
+    const overlap = OVERLAP_CHOICES.find((choice) => choice.value === overlapValue);
+    if (!overlap) return keysPage(c, { problem: "Choose an overlap from the list." }, 400);
+    try {
+      const rotated = await admin.rotateApiKey(key.id, overlap.ms);
+      logger.info(
+        { accountId: key.accountId, keyId: rotated.apiKey.id, replaced: key.id },
+        "dashboard rotated an API key",
+      );
+      return keysPage(c, {
+        created: { key: rotated.key, summary: rotated.apiKey, replaced: rotated.previous },
+        message: `Rotated "${key.name || "unnamed"}". ${overlapMessage(overlap.ms)}`,
+      });
+    } catch (error) {
+      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
+      throw error;
+    }
+  });
+
+  app.get("/:id/revoke", async (c) => {
+    const key = await ownKey(c);
+    if (!key || key.revokedAt !== null) return notFoundPage(c);
+    return render(c, page(viewerOf(c), "keys", "Revoke a key", revokeKeyBody(viewerOf(c), key)));
+  });
+
+  app.post("/:id/revoke", async (c) => {
+    const key = await ownKey(c);
+    if (!key) return notFoundPage(c);
+    await admin.revokeApiKey(key.id);
+    logger.info({ accountId: key.accountId, keyId: key.id }, "dashboard revoked an API key");
+    return keysPage(c, {
+      message: `Revoked "${key.name || "unnamed"}" (${key.prefix}…): refused from its next request on.`,
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,79 @@
+/** The webhooks page: signing secrets and their rotation, the test event, the delivery log. */
+import { Hono } from "hono";
+import {
+  type DashboardContext,
+  type DashboardEnv,
+  type DashboardServices,
+  formField,
+  render,
+  viewerOf,
+} from "../dashboard-env.js";
+import { OVERLAP_CHOICES } from "../format.js";
+import { decodeCursor, nextPageHref, PAGE_SIZE } from "../keyset-page.js";
+import { page } from "../layout.js";
+import {
+  type LoggedEvent,
+  loggedTestEvent,
+  type WebhooksPageData,
+  webhooksPageBody,
+} from "../webhooks-pages.js";
+
+type PageExtras = Pick<WebhooksPageData, "newSecret" | "overlapMs" | "testOutcome" | "problem">;
+
+/** Mounted at /dashboard/webhooks. */
+export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
+  const { queries, admin } = services;
+  const app = new Hono<DashboardEnv>();
+
+  const webhooksPage = async (c: DashboardContext, extra: PageExtras = {}, status: 200 | 400 = 200) => {
+    const viewer = viewerOf(c);
+    const cursor = decodeCursor(c.req.query("after"));
+    const [secrets, taskEvents, testEvents] = await Promise.all([
+      queries.webhookSecretTimes(viewer.accountId),
+      queries.listWebhookEvents(viewer.accountId, PAGE_SIZE, cursor),
+      queries.listTestEvents(viewer.accountId, PAGE_SIZE, cursor),
+    ]);
+    // One log, newest first: a page of each kind after the cursor, merged, cut to a page.
+    const events: LoggedEvent[] = [
+      ...taskEvents.map((e) => ({ ...e, attempts: [] })),
+      ...testEvents.map(loggedTestEvent),
+    ]
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, PAGE_SIZE);
+    const attempts = await queries.webhookAttempts(events.filter((e) => !e.test).map((e) => e.id));
+    for (const event of events)
+      if (!event.test) event.attempts = attempts.filter((attempt) => attempt.eventId === event.id);
+    const nextPage = nextPageHref(events, (after) => `/dashboard/webhooks?after=${after}`);
+    const body = webhooksPageBody(viewer, {
+      secrets,
+      serviceNow: services.serviceNow(),
+      events,
+      ...(nextPage ? { nextPage } : {}),
+      ...extra,
+    });
+    return render(c, page(viewer, "webhooks", "Webhooks", body), status);
+  };
+
+  app.get("/", (c) => webhooksPage(c));
+
+  app.post("/rotate-secret", async (c) => {
+    const viewer = viewerOf(c);
+    const overlapValue = await formField(c, "overlap");
+    const overlap = OVERLAP_CHOICES.find((choice) => choice.value === overlapValue);
+    if (!overlap) return webhooksPage(c, { problem: "Choose an overlap from the list." }, 400);
+    const secret = await admin.rotateWebhookSecret(viewer.accountId, overlap.ms);
+    services.logger.info({ accountId: viewer.accountId }, "dashboard rotated the webhook signing secret");
+    return webhooksPage(c, { newSecret: secret, overlapMs: overlap.ms });
+  });
+
+  app.post("/test", async (c) => {
+    const url = (await formField(c, "url"))?.trim() ?? "";
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:"))
+      return webhooksPage(c, { problem: "The test event needs an http(s) URL." }, 400);
+    const testOutcome = await services.testEvents.send(viewerOf(c).accountId, parsed);
+    return webhooksPage(c, { testOutcome });
+  });
+
+  return app;
+}
