@@ -1,0 +1,201 @@
+import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from "@genvideo/schema";
+import {
+  type DeliveryChannel,
+  deliver,
+  type WebhookCheckAnswer,
+  type WebhookReceiverTarget,
+} from "./deliver.js";
+import { gradeAnswer, type WebhookCheckGrade } from "./grade.js";
+import {
+  RECEIVER_CASES,
+  type ReceiverCase,
+  UNKNOWN_TASK_ID,
+  WEBHOOK_CHECK_HEADER,
+  WEBHOOKS_GUIDE,
+} from "./receiver-cases.js";
+
+/** Past this, an answer is graded `warn`: the service wants a quick 2xx and the heavy work after. */
+export const SLOW_ANSWER_MS = 1000;
+
+/**
+ * Settings of `checkWebhookReceiver`.
+ *
+ * @example
+ * ```ts
+ * await checkWebhookReceiver(app.fetch, { secret, url: "http://localhost/hooks/genvideo", taskId });
+ * ```
+ */
+export interface CheckWebhookReceiverOptions {
+  /** The secret the receiver verifies with, `whsec_<base64>`. */
+  secret: string;
+  /**
+   * A task the receiver knows; every payload carries its id. Default: an id no task has, which a
+   * receiver that refuses unknown task ids refuses (the report then says so).
+   */
+  taskId?: string;
+  /** The URL of the requests handed to a handler target (its path is what the handler routes on). Default `http://localhost/`. */
+  url?: string;
+  /** Sends the requests to a URL target. Default: the global `fetch`. Redirects must not be followed. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Milliseconds of a monotonic clock, to time answers. Default `performance.now()`. */
+  clock?: () => number;
+  /** The current time in milliseconds since the epoch, for signatures. Default `Date.now()`. */
+  now?: () => number;
+}
+
+/**
+ * One line of the report.
+ *
+ * @example
+ * ```ts
+ * const failed: WebhookCheckCase[] = report.cases.filter((entry) => entry.grade === "fail");
+ * ```
+ */
+export interface WebhookCheckCase {
+  /** A stable name (`body-changed`), also sent as the value of the `genvideo-webhook-check` header. */
+  id: string;
+  title: string;
+  /** What a correct receiver answers: `2xx` or `4xx`. */
+  expected: "2xx" | "4xx";
+  grade: WebhookCheckGrade;
+  /** What happened: the status and time, or why that is wrong. */
+  detail: string;
+  /** Why it matters in production. */
+  why: string;
+  /** The section of docs/webhooks.md with the rule. */
+  docs: string;
+  /** The receiver's answer; absent for the answer-time summary and skipped cases. */
+  answer?: WebhookCheckAnswer;
+}
+
+/**
+ * The graded answers of a receiver: `ok` when nothing failed (warnings allowed).
+ *
+ * @example
+ * ```ts
+ * const report: WebhookReceiverReport = await checkWebhookReceiver(url, { secret });
+ * if (!report.ok) console.error(formatWebhookCheckReport(report));
+ * ```
+ */
+export interface WebhookReceiverReport {
+  ok: boolean;
+  /** The URL checked, or `handler <url>`. */
+  target: string;
+  /** The task id every payload carried. */
+  taskId: string;
+  counts: Record<WebhookCheckGrade, number>;
+  cases: WebhookCheckCase[];
+  /** What to know to read the report (an unknown task id, say). */
+  notes: string[];
+}
+
+/**
+ * Sends a battery of deliveries to a webhook receiver, signed as the service signs them, and grades
+ * each answer: valid deliveries, a retry, rotation signatures and payloads with new fields must get
+ * a 2xx; forged, unsigned and stale ones a 4xx; nothing may redirect, and answers should come within
+ * 1 s (30 s ends an attempt). Every request carries a `genvideo-webhook-check` header. No server is
+ * needed for a handler target.
+ *
+ * @example
+ * ```ts
+ * import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
+ * import { app } from "../src/app.js"; // a Hono app with POST /hooks/genvideo
+ *
+ * it("handles genvideo webhooks as the contract asks", async () => {
+ *   const report = await checkWebhookReceiver(app.fetch, {
+ *     secret: process.env.GENVIDEO_WEBHOOK_SECRET!,
+ *     url: "http://localhost/hooks/genvideo",
+ *   });
+ *   expect(report.ok, formatWebhookCheckReport(report)).toBe(true);
+ * });
+ * ```
+ */
+export async function checkWebhookReceiver(
+  target: WebhookReceiverTarget,
+  options: CheckWebhookReceiverOptions,
+): Promise<WebhookReceiverReport> {
+  const { secret, taskId = UNKNOWN_TASK_ID, now = Date.now } = options;
+  const handlerUrl = options.url ?? "http://localhost/";
+  const channel: DeliveryChannel = {
+    target,
+    handlerUrl,
+    fetch: options.fetch ?? ((request) => fetch(request)),
+    clock: options.clock ?? (() => performance.now()),
+  };
+  const startedAt = now();
+  const firstDeliveryId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+  const cases: WebhookCheckCase[] = [];
+  const answers: WebhookCheckAnswer[] = [];
+  for (const testCase of RECEIVER_CASES) {
+    if (answers.some((answer) => answer.error === "timeout")) {
+      cases.push(line(testCase, "skip", "not sent: the receiver stopped answering within 30 s"));
+      continue;
+    }
+    const request = await testCase.request({ secret, taskId, now: now(), startedAt, firstDeliveryId });
+    const answer = await deliver(channel, {
+      headers: {
+        ...request.headers,
+        "user-agent": "genvideo-webhooks/1",
+        [WEBHOOK_CHECK_HEADER]: testCase.id,
+      },
+      body: request.body,
+    });
+    answers.push(answer);
+    const verdict = gradeAnswer(testCase, answer);
+    cases.push({ ...line(testCase, verdict.grade, verdict.detail), answer });
+  }
+  cases.push(answerTime(answers));
+
+  const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
+  for (const entry of cases) counts[entry.grade]++;
+  return {
+    ok: counts.fail === 0,
+    target: typeof target === "function" ? `handler ${handlerUrl}` : String(target),
+    taskId,
+    counts,
+    cases,
+    notes: notesOf(options.taskId, cases),
+  };
+}
+
+function line(testCase: ReceiverCase, grade: WebhookCheckGrade, detail: string): WebhookCheckCase {
+  return {
+    id: testCase.id,
+    title: testCase.title,
+    expected: testCase.expect === "accept" ? "2xx" : "4xx",
+    grade,
+    detail,
+    why: testCase.why,
+    docs: `${WEBHOOKS_GUIDE}${testCase.docs}`,
+  };
+}
+
+function answerTime(answers: readonly WebhookCheckAnswer[]): WebhookCheckCase {
+  const slowest = Math.max(0, ...answers.map((answer) => answer.durationMs));
+  const timedOut = answers.some((answer) => answer.error === "timeout");
+  const grade = timedOut ? "fail" : slowest > SLOW_ANSWER_MS ? "warn" : "pass";
+  return {
+    id: "answer-time",
+    title: "Answer time",
+    expected: "2xx",
+    grade,
+    detail: timedOut
+      ? `no answer within ${WEBHOOK_ATTEMPT_TIMEOUT_MS / 1000} s: the attempt fails and is retried`
+      : `slowest answer ${slowest} ms${grade === "warn" ? `, over ${SLOW_ANSWER_MS} ms` : ""}`,
+    why: "an attempt ends after 30 s and is retried; answer within 1 s and do the heavy work after",
+    docs: `${WEBHOOKS_GUIDE}#answer-fast-work-later`,
+  };
+}
+
+function notesOf(givenTaskId: string | undefined, cases: readonly WebhookCheckCase[]): string[] {
+  if (givenTaskId !== undefined) return [];
+  const refusedValid = cases.some(
+    (entry) =>
+      entry.expected === "2xx" && entry.answer?.status !== undefined && (entry.answer.status ?? 0) >= 400,
+  );
+  return [
+    `Every payload carried task id ${UNKNOWN_TASK_ID}, which no task has: a receiver that refuses task ids it does not know refuses these${
+      refusedValid ? " (as this one may have)" : ""
+    }. Check again with a real task's id (taskId, or --task on the command line).`,
+  ];
+}
