@@ -22,7 +22,7 @@ async function refusingForgeries(work: () => Promise<Response>, refusal = 400): 
 }
 
 /** Verifies the Request itself, acknowledges repeats by `webhook-id`, does the work once. */
-export function correctReceiver(secret = receiverSecret): Handler {
+export function correctReceiver(secret: string = receiverSecret): Handler {
   const handled = new Set<string>();
   return (request) =>
     refusingForgeries(async () => {
@@ -41,7 +41,7 @@ export function neverVerifies(): Handler {
 }
 
 /** Parses first, then verifies `JSON.stringify` of the parsed body: not the bytes that were signed. */
-export function verifiesReserialisedBody(secret = receiverSecret): Handler {
+export function verifiesReserialisedBody(secret: string = receiverSecret): Handler {
   return (request) =>
     refusingForgeries(async () => {
       const parsed = await request.json();
@@ -50,7 +50,7 @@ export function verifiesReserialisedBody(secret = receiverSecret): Handler {
     });
 }
 
-export function ignoresTimestamps(secret = receiverSecret): Handler {
+export function ignoresTimestamps(secret: string = receiverSecret): Handler {
   return (request) =>
     refusingForgeries(async () => {
       await verifyWebhook(request, secret, { tolerance: Number.POSITIVE_INFINITY });
@@ -59,7 +59,7 @@ export function ignoresTimestamps(secret = receiverSecret): Handler {
 }
 
 /** Treats a `webhook-id` it has seen as a conflict: every retry after a lost 2xx then fails. */
-export function repeatIsAnError(secret = receiverSecret): Handler {
+export function repeatIsAnError(secret: string = receiverSecret): Handler {
   const seen = new Set<string>();
   return (request) =>
     refusingForgeries(async () => {
@@ -72,7 +72,7 @@ export function repeatIsAnError(secret = receiverSecret): Handler {
 }
 
 /** Correct, but does its heavy work before answering: `workMs` of the clock per delivery. */
-export function slowReceiver(clock: TestClock, workMs: number, secret = receiverSecret): Handler {
+export function slowReceiver(clock: TestClock, workMs: number, secret: string = receiverSecret): Handler {
   const correct = correctReceiver(secret);
   return async (request) => {
     clock.now += workMs;
@@ -87,7 +87,7 @@ export function redirecting(): Handler {
 }
 
 /** Verifies, but lets the verification error escape as a 500. */
-export function crashesOnForgeries(secret = receiverSecret): Handler {
+export function crashesOnForgeries(secret: string = receiverSecret): Handler {
   return (request) =>
     refusingForgeries(async () => {
       await verifyWebhook(request, secret);
