@@ -11,6 +11,7 @@ import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { AdminContext } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
 import { formatTable, formatTime } from "./format.js";
+import { runWebhookCheck } from "./webhook-check-command.js";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
 type AdminCommand = (
@@ -140,6 +141,7 @@ export const runKeysCommand: AdminCommand = commandWithActions("keys", {
 });
 
 export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
+  check: runWebhookCheck,
   async list({ rest, options, admin, io }) {
     none(rest, "webhooks list --task <id>");
     if (!options.task) throw new UsageError("usage: webhooks list --task <id>");

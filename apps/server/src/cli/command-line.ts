@@ -27,6 +27,7 @@ export const OPTIONS = {
   account: { type: "string" },
   overlap: { type: "string" },
   task: { type: "string" },
+  secret: { type: "string" },
   name: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },

@@ -19,13 +19,16 @@ Commands:
   webhooks rotate-secret [--account <name>] [--overlap 24h]
                                          New signing secret, printed once; the old one keeps signing
                                          for the overlap (both signatures sent meanwhile)
+  webhooks check <url> [--secret whsec_...] [--task <id>] [--account <name>] [--json]
+                                         Grade a webhook receiver with signed test deliveries (marked
+                                         by a genvideo-webhook-check header); exits 1 if a case fails
   dashboard link [--account <name>]      A one-time sign-in link to the dashboard (15 minutes)
 
 Options:
   --port <n>, --host <addr>              Same as PORT and HOST (start only)
   --role <all|api|worker>                Same as GENVIDEO_ROLE (start only; api and worker need PostgreSQL)
   --database-url <url>, --data-dir <dir> Same as GENVIDEO_DATABASE_URL and GENVIDEO_DATA_DIR
-  --json                                 Machine-readable output for list and show commands
+  --json                                 Machine-readable output for list, show and check commands
   -h, --help                             Show this help
 
 Environment:

@@ -1,0 +1,101 @@
+/**
+ * `genvideo-server webhooks check <url>`: the receiver check from the command line, against loopback
+ * receivers (allowed from the CLI), signed with the account's secret from the server's database.
+ */
+import { verifyWebhook } from "@genvideo/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTask } from "./support/api.js";
+import { answering, type ReceiverHandler, startReceiver, type TestReceiver } from "./support/receivers.js";
+import {
+  FAST_SERVICE_ENV,
+  type RunningServer,
+  removeDataDir,
+  runCliInProcess,
+  startServer,
+  TEST_WEBHOOK_SECRET,
+} from "./support/server-process.js";
+
+let server: RunningServer;
+const receivers: TestReceiver[] = [];
+
+beforeAll(async () => {
+  server = await startServer({ env: FAST_SERVICE_ENV });
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  if (!server) return;
+  expect(await server.stop()).toBe(0);
+  removeDataDir(server.dataDir);
+});
+
+async function receiver(handler: ReceiverHandler): Promise<TestReceiver> {
+  const started = await startReceiver(handler);
+  receivers.push(started);
+  return started;
+}
+
+/** Verifies with `secret`: 204, or 400 with the reason. */
+function verifying(secret: string): ReceiverHandler {
+  return (request, response) => {
+    verifyWebhook(request.body, request.headers, secret).then(
+      () => response.writeHead(204).end(),
+      (error: { reason?: string }) => response.writeHead(400).end(error.reason),
+    );
+  };
+}
+
+const check = (...args: string[]) => runCliInProcess(["webhooks", "check", ...args], server.dataDir);
+
+describe("webhooks check", () => {
+  it("passes a verifying receiver, signing with the account's current secret, each delivery marked", async () => {
+    const target = await receiver(verifying(TEST_WEBHOOK_SECRET));
+    const result = await check(`${target.origin}/hook`);
+    expect(result.code, result.stdout).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines[0]).toBe('Signed with the current webhook secret of account "default".');
+    expect(lines[1]).toBe(
+      `Webhook receiver check of ${target.origin}/hook (task id 00000000-0000-4000-8000-000000000000)`,
+    );
+    expect(lines.filter((line) => /^(pass|warn|fail|skip) /.test(line))).toHaveLength(16);
+    expect(result.stdout).toContain("16 passed, 0 warned, 0 failed");
+    expect(result.stdout).toContain("which no task has");
+    expect(result.stdout).not.toContain(TEST_WEBHOOK_SECRET);
+    expect(target.requests).toHaveLength(15);
+    expect(target.requests.every((request) => request.headers["genvideo-webhook-check"])).toBe(true);
+  });
+
+  it("fails a receiver that accepts everything, exits 1, and says why with a link", async () => {
+    const target = await receiver(answering(200));
+    const result = await check(`${target.origin}/hook`);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^fail {2}The body changed after signing: accepted it: answered 200 in \d+ ms$/m,
+    );
+    expect(result.stdout).toContain(
+      "      see: https://github.com/genvideo/genvideo/blob/main/docs/webhooks.md#verify-with-the-sdk",
+    );
+    expect(result.stdout).toContain("9 passed, 0 warned, 7 failed");
+  });
+
+  it("--json with --secret and a real task: the payloads carry the task's id", async () => {
+    const otherSecret = `whsec_${Buffer.alloc(24, 7).toString("base64")}`;
+    const target = await receiver(verifying(otherSecret));
+    const taskId = await createTask(server, { prompt: "a checked receiver" });
+    const result = await check(`${target.origin}/hook`, "--secret", otherSecret, "--task", taskId, "--json");
+    expect(result.code, result.stdout).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ ok: true, taskId, notes: [], counts: { pass: 16, fail: 0 } });
+    expect(report.cases[0]).toMatchObject({ id: "completed", expected: "2xx", grade: "pass" });
+    expect(target.requests.every((request) => JSON.parse(request.body).task_id === taskId)).toBe(true);
+  });
+
+  it("refuses what it cannot check with one line", async () => {
+    const unknownTask = await check("http://127.0.0.1:9/hook", "--task", crypto.randomUUID());
+    expect(unknownTask.code).toBe(1);
+    expect(unknownTask.stderr).toMatch(/^genvideo-server: account "default" has no task [0-9a-f-]{36}\n$/);
+    expect((await check("ftp://127.0.0.1/hook")).stderr).toContain("must be http: or https:, got ftp:");
+    expect((await check("http://127.0.0.1:9/hook", "--secret", "hunter2")).code).toBe(2);
+    expect((await check()).stderr).toContain("usage: webhooks check <url>");
+  });
+});
