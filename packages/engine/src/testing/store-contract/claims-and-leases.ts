@@ -1,0 +1,171 @@
+import { expect, it } from "vitest";
+import type { Store } from "../../ports.js";
+import { account, MINUTE, T0, taskRecord } from "./fixtures.js";
+
+/** Claims of queued tasks, leases, and the worker's sweeps. */
+export function claimsAndLeases(current: () => Store): void {
+  it("claims queued tasks oldest first, each once", async () => {
+    const store = current();
+    await store.transaction(async (tx) => {
+      await tx.insertTask(taskRecord("t-c", { createdAt: T0 + 3 }));
+      await tx.insertTask(taskRecord("t-a", { createdAt: T0 + 1 }));
+      await tx.insertTask(taskRecord("t-b", { createdAt: T0 + 2 }));
+      await tx.insertTask(taskRecord("t-p", { createdAt: T0, state: "processing" }));
+    });
+    const now = T0 + 10;
+    const first = await store.transaction((tx) => tx.claimQueuedTasks("w1", 2, now, now + MINUTE));
+    expect(first.map((t) => t.id)).toEqual(["t-a", "t-b"]);
+    for (const claimed of first) {
+      expect(claimed).toMatchObject({
+        state: "processing",
+        leaseOwner: "w1",
+        leaseExpiresAt: now + MINUTE,
+        startedAt: now,
+      });
+    }
+    const second = await store.transaction((tx) => tx.claimQueuedTasks("w2", 5, now, now + MINUTE));
+    expect(second.map((t) => t.id)).toEqual(["t-c"]);
+    expect(await store.transaction((tx) => tx.claimQueuedTasks("w3", 5, now, now + MINUTE))).toEqual([]);
+    expect((await store.transaction((tx) => tx.getTask("t-a")))?.leaseOwner).toBe("w1");
+  });
+
+  it("never hands one queued task to two concurrent claimers", async () => {
+    const store = current();
+    await store.transaction(async (tx) => {
+      for (let index = 0; index < 20; index++)
+        await tx.insertTask(taskRecord(`t-${index}`, { createdAt: T0 + index }));
+    });
+    const claims = await Promise.all(
+      ["w1", "w2", "w3", "w4"].map((owner) =>
+        store.transaction((tx) => tx.claimQueuedTasks(owner, 7, T0 + 100, T0 + MINUTE)),
+      ),
+    );
+    const ids = claims.flat().map((t) => t.id);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+  });
+
+  it("hands tasks whose lease ran out back to the queue, longest expired first, keeping their video", async () => {
+    const store = current();
+    const now = T0 + 5 * MINUTE;
+    const leased = (id: string, leaseExpiresAt: number) =>
+      taskRecord(id, {
+        state: "processing",
+        leaseOwner: "w",
+        leaseExpiresAt,
+        startedAt: T0,
+        finishAt: now,
+        videoKey: `${id}.mp4`,
+      });
+    await store.transaction(async (tx) => {
+      await tx.insertTask(leased("expired-last", now));
+      await tx.insertTask(leased("expired-first", now - 2));
+      await tx.insertTask(leased("expired-second", now - 1));
+      await tx.insertTask(leased("live", now + 1));
+      await tx.insertTask(taskRecord("queued"));
+    });
+    expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 2))).toBe(2);
+    const state = async (id: string) => (await store.transaction((tx) => tx.getTask(id)))?.state;
+    expect(await state("expired-first")).toBe("queued");
+    expect(await state("expired-second")).toBe("queued");
+    expect(await state("expired-last")).toBe("processing");
+    expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(1);
+    expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+    expect(await store.transaction((tx) => tx.getTask("expired-first"))).toMatchObject({
+      state: "queued",
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      startedAt: null,
+      finishAt: null,
+      videoKey: "expired-first.mp4",
+    });
+    expect(await store.transaction((tx) => tx.getTask("live"))).toMatchObject({
+      state: "processing",
+      leaseOwner: "w",
+    });
+  });
+
+  it("leaves a lease its owner renewed after it ran out: the expiry is part of the compare-and-set", async () => {
+    const store = current();
+    const now = T0 + 5 * MINUTE;
+    await store.transaction((tx) =>
+      tx.insertTask(taskRecord("late", { state: "processing", leaseOwner: "w", leaseExpiresAt: now - 1 })),
+    );
+    // The owner, frozen past its lease, wakes and renews before anyone released the task.
+    expect(
+      await store.transaction((tx) =>
+        tx.transitionTask("late", ["processing"], { leaseExpiresAt: now + MINUTE }, "w"),
+      ),
+    ).toBe(true);
+    expect(await store.transaction((tx) => tx.releaseExpiredLeases(now, 10))).toBe(0);
+    expect(await store.transaction((tx) => tx.getTask("late"))).toMatchObject({
+      state: "processing",
+      leaseOwner: "w",
+      leaseExpiresAt: now + MINUTE,
+    });
+  });
+
+  it("lists overdue tasks and due completions", async () => {
+    const store = current();
+    const now = T0 + 5 * MINUTE;
+    await store.transaction(async (tx) => {
+      await tx.insertTask(taskRecord("late-q", { deadlineAt: now - 5 }));
+      await tx.insertTask(taskRecord("late-p", { state: "processing", deadlineAt: now }));
+      await tx.insertTask(taskRecord("late-done", { state: "completed", deadlineAt: now - 9 }));
+      await tx.insertTask(taskRecord("early", { deadlineAt: now + 1 }));
+      await tx.insertTask(
+        taskRecord("ready", {
+          state: "processing",
+          videoKey: "k",
+          finishAt: now,
+          deadlineAt: now + MINUTE,
+        }),
+      );
+      await tx.insertTask(
+        taskRecord("rendering", {
+          state: "processing",
+          videoKey: null,
+          finishAt: now - 1,
+          deadlineAt: now + MINUTE,
+        }),
+      );
+      await tx.insertTask(
+        taskRecord("doomed", {
+          state: "processing",
+          scenario: { fail: "UNSAFE_CONTENT" },
+          finishAt: now - 2,
+          deadlineAt: now + MINUTE,
+        }),
+      );
+      await tx.insertTask(
+        taskRecord("later", {
+          state: "processing",
+          videoKey: "k",
+          finishAt: now + 1,
+          deadlineAt: now + MINUTE,
+        }),
+      );
+    });
+    const [overdue, due, limited] = await store.transaction(async (tx) => [
+      await tx.listOverdueTasks(now, 10),
+      await tx.listDueCompletions(now, 10),
+      await tx.listOverdueTasks(now, 1),
+    ]);
+    expect(overdue.map((t) => t.id).sort()).toEqual(["late-p", "late-q"]);
+    expect(due.map((t) => t.id)).toEqual(["doomed", "ready"]);
+    expect(limited).toHaveLength(1);
+  });
+
+  it("counts tasks overall and per account", async () => {
+    const store = current();
+    await store.transaction(async (tx) => {
+      await tx.insertAccount(account("acc-2", "bob", 0));
+      await tx.insertTask(taskRecord("t-1"));
+      await tx.insertTask(taskRecord("t-2"));
+      await tx.insertTask(taskRecord("t-3", { accountId: "acc-2" }));
+    });
+    expect(await store.transaction((tx) => tx.countTasks())).toBe(3);
+    expect(await store.transaction((tx) => tx.countTasks("acc-1"))).toBe(2);
+    expect(await store.transaction((tx) => tx.countTasks("acc-3"))).toBe(0);
+  });
+}
