@@ -7,7 +7,15 @@ const jsonReport = process.env.GENVIDEO_TEST_REPORT;
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "tests/*", "examples", "apps/server/vitest.postgres.config.ts"],
+    projects: [
+      "packages/*",
+      "apps/*",
+      "tests/*",
+      // Run by `pnpm test:ecosystem` alone: it packs the packages and installs them into fresh projects.
+      "!tests/ecosystem",
+      "examples",
+      "apps/server/vitest.postgres.config.ts",
+    ],
     // .ci/run sets GENVIDEO_TEST_REPORT to count passed and failed tests from the JSON report.
     ...(jsonReport ? { reporters: ["default", ["json", { outputFile: jsonReport }]] } : {}),
   },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "./packages.js";
 
 const README = join(REPO_ROOT, "packages/sdk/README.md");
-const START = "<!-- runtime-matrix:start (written by ecosystem-tests; do not edit) -->";
+const START = "<!-- runtime-matrix:start (written by tests/ecosystem; do not edit) -->";
 const END = "<!-- runtime-matrix:end -->";
 /** The rows the SDK promises, in the README's order; a runtime that did not run shows as failed. */
 export const MATRIX_RUNTIMES = ["Node 22", "Node 24", "Bun", "Deno", "workerd (Cloudflare Workers)"];

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runOk } from "./commands.js";
 
-export const REPO_ROOT = resolve(import.meta.dirname, "../..");
+export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
 
 export interface PublishablePackage {
   name: string;
