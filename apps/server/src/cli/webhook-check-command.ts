@@ -3,7 +3,7 @@
  * account's current secret (or `--secret`). From the command line any http(s) URL is allowed,
  * loopback included: it is the developer's own machine, not a server strangers can point at things.
  */
-import { DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
+import { type AccountRecord, DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
 import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { AdminContext } from "./admin-context.js";
@@ -29,13 +29,14 @@ export async function runWebhookCheck(call: {
     throw new UsageError(`--task takes a task id (a UUID), got "${options.task}"`);
   }
 
-  const accountName = options.account ?? DEFAULT_ACCOUNT_NAME;
-  const account = await context.admin.getAccount(accountName);
-  if (!account)
-    throw new CommandError(`no account named "${accountName}" (see genvideo-server accounts list)`);
-  const secret = options.secret ?? (await context.admin.currentWebhookSecret(account.id));
-  if (!secret) throw new CommandError(`account "${account.name}" has no live webhook secret; pass --secret`);
-  if (options.task !== undefined) {
+  // The account matters only for its secret and its tasks: `--secret` alone needs none.
+  const account =
+    options.secret === undefined || options.task !== undefined
+      ? await requireAccount(context, options.account ?? DEFAULT_ACCOUNT_NAME)
+      : undefined;
+  const secret = options.secret ?? (account && (await context.admin.currentWebhookSecret(account.id)));
+  if (!secret) throw new CommandError(`account "${account?.name}" has no live webhook secret; pass --secret`);
+  if (account && options.task !== undefined) {
     const [task] = await new DashboardQueries(context.db).tasksByIds(account.id, [options.task]);
     if (!task) throw new CommandError(`account "${account.name}" has no task ${options.task}`);
   }
@@ -51,11 +52,17 @@ export async function runWebhookCheck(call: {
     io.out(
       options.secret !== undefined
         ? "Signed with the secret given by --secret."
-        : `Signed with the current webhook secret of account "${account.name}".`,
+        : `Signed with the current webhook secret of account "${account?.name}".`,
     );
     io.out(formatWebhookCheckReport(report));
   }
   return report.ok ? 0 : 1;
+}
+
+async function requireAccount(context: AdminContext, name: string): Promise<AccountRecord> {
+  const account = await context.admin.getAccount(name);
+  if (!account) throw new CommandError(`no account named "${name}" (see genvideo-server accounts list)`);
+  return account;
 }
 
 function receiverUrl(text: string): string {
