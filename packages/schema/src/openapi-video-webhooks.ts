@@ -4,12 +4,7 @@
  */
 import { VIDEO_ERROR_CODES, VIDEO_REASON_PHRASES, type VideoErrorCode } from "./error-codes.js";
 import { VIDEO_PATH, WEBHOOK_HEADERS } from "./http.js";
-import {
-  VIDEO_URL_TTL_MS,
-  WEBHOOK_ATTEMPT_TIMEOUT_MS,
-  WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_RETRY_SPACING_MS,
-} from "./limits.js";
+import { VIDEO_URL_TTL_MS } from "./limits.js";
 import {
   ERROR_EXAMPLES,
   EXAMPLE_REQUEST_ID,
@@ -18,6 +13,7 @@ import {
   WEBHOOK_EXAMPLES,
 } from "./openapi-examples.js";
 import { apiResponseHeaders, videoResponseHeaders } from "./openapi-headers.js";
+import { webhookGuide } from "./openapi-webhook-guide.js";
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +35,8 @@ const VIDEO_FILE_HEADERS = {
   "Content-Length": plainHeader("Bytes in this answer.", { type: "integer", minimum: 0 }),
 };
 
-function videoError(codes: VideoErrorCode[]): Json {
+/** A HEAD answer carries the headers of the GET answer and no body, errors included. */
+function videoError(codes: VideoErrorCode[], head: boolean): Json {
   const status = VIDEO_ERROR_CODES[codes[0] as VideoErrorCode];
   const examples: Json = {};
   for (const code of codes) examples[code] = VIDEO_ERROR_EXAMPLES[code];
@@ -55,7 +52,9 @@ function videoError(codes: VideoErrorCode[]): Json {
           }
         : {},
     ),
-    content: { "application/json": { schema: ref("schemas", "VideoErrorBody"), examples } },
+    ...(head
+      ? {}
+      : { content: { "application/json": { schema: ref("schemas", "VideoErrorBody"), examples } } }),
   };
 }
 
@@ -70,7 +69,7 @@ function videoOperation(method: "get" | "head"): Json {
     summary: head ? "Check a video's size and version" : "Download a finished video",
     description:
       (head
-        ? "Like downloadVideo, with the same checks and headers, without the body. "
+        ? "Like downloadVideo, with the same checks and headers, and no body in any answer (errors included). "
         : "The MP4 of a completed task, at the video_url its status gives: no Authorization header, the URL's " +
           `signature is the credential until expires (${VIDEO_URL_TTL_MS / 86_400_000} days by default). `) +
       "Supports a single byte Range (206, or 416 beyond the end), If-Range, and If-None-Match (304). The " +
@@ -144,27 +143,31 @@ function videoOperation(method: "get" | "head"): Json {
         description: "Not modified: the client's copy (If-None-Match) is current.",
         headers: videoResponseHeaders(),
       },
-      "403": videoError(["INVALID_SIGNATURE", "URL_EXPIRED"]),
-      "404": videoError(["NOT_FOUND"]),
-      "416": videoError(["RANGE_NOT_SATISFIABLE"]),
+      "403": videoError(["INVALID_SIGNATURE", "URL_EXPIRED"], head),
+      "404": videoError(["NOT_FOUND"], head),
+      "416": videoError(["RANGE_NOT_SATISFIABLE"], head),
       "503": {
         description:
           "Service Unavailable: SERVICE_UNAVAILABLE, the server is starting; retry after Retry-After.",
         headers: apiResponseHeaders(503),
-        content: {
-          "application/json": {
-            schema: ref("schemas", "ErrorBody"),
-            examples: {
-              SERVICE_UNAVAILABLE: {
-                summary: "Starting up",
-                value: {
-                  error: "Service Unavailable",
-                  code: "SERVICE_UNAVAILABLE",
-                  message: ERROR_EXAMPLES.SERVICE_UNAVAILABLE[0]?.message,
-                  request_id: EXAMPLE_REQUEST_ID,
-                },
-              },
-            },
+        ...(head ? {} : { content: serviceUnavailableContent() }),
+      },
+    },
+  };
+}
+
+function serviceUnavailableContent(): Json {
+  return {
+    "application/json": {
+      schema: ref("schemas", "ErrorBody"),
+      examples: {
+        SERVICE_UNAVAILABLE: {
+          summary: "Starting up",
+          value: {
+            error: "Service Unavailable",
+            code: "SERVICE_UNAVAILABLE",
+            message: ERROR_EXAMPLES.SERVICE_UNAVAILABLE[0]?.message,
+            request_id: EXAMPLE_REQUEST_ID,
           },
         },
       },
@@ -192,10 +195,7 @@ export function buildWebhooks(): Record<string, Record<string, Json>> {
         operationId: "taskFinished",
         tags: ["Webhooks"],
         summary: "A task finished (completed, failed or timed out)",
-        description:
-          `Sent to the task's callback_url, signed per Standard Webhooks. Any 2xx answer is success. Up to ${WEBHOOK_MAX_ATTEMPTS} attempts, ` +
-          `${WEBHOOK_RETRY_SPACING_MS / 1000} s apart; each attempt ends after ${WEBHOOK_ATTEMPT_TIMEOUT_MS / 1000} s; redirects are not followed. ` +
-          "Verify the signature over the raw body before trusting it.",
+        description: webhookGuide(),
         security: [],
         parameters: [
           header(WEBHOOK_HEADERS.id, "Event id, the same on every retry of the event; deduplicate on it.", {

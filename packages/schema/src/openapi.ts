@@ -7,6 +7,7 @@
 import { ERROR_CODES, type ErrorCode, HTTP_REASON_PHRASES } from "./error-codes.js";
 import { API_PATHS, IDEMPOTENCY_KEY_HEADER } from "./http.js";
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_TTL_MS } from "./limits.js";
+import { addCodeSamples } from "./openapi-code-samples.js";
 import { buildComponentSchemas } from "./openapi-components.js";
 import {
   ACCOUNT_EXAMPLE,
@@ -24,6 +25,7 @@ import {
   WEBHOOK_EVENT_LIST_EXAMPLE,
 } from "./openapi-examples.js";
 import { apiResponseHeaders, createSuccessHeaders, HEADER_COMPONENTS } from "./openapi-headers.js";
+import { buildLinks, TASK_LINKS } from "./openapi-links.js";
 import { buildVideoPath, buildWebhooks } from "./openapi-video-webhooks.js";
 
 type Json = Record<string, unknown>;
@@ -44,6 +46,7 @@ export interface OpenApiDocument {
     responses: Record<string, Json>;
     parameters: Record<string, Json>;
     headers: Record<string, Json>;
+    links: Record<string, Json>;
   };
   [field: string]: unknown;
 }
@@ -138,12 +141,15 @@ function buildPaths(): OpenApiDocument["paths"] {
         parameters: [ref("parameters", "IdempotencyKey")],
         requestBody: { required: true, content: json("GenerationRequest", REQUEST_EXAMPLES) },
         responses: {
-          "200": success(
-            "Task created; credits charged.",
-            "CreateTaskResponse",
-            { created: { summary: "Created", value: CREATE_RESPONSE_EXAMPLE } },
-            createSuccessHeaders(),
-          ),
+          "200": {
+            ...success(
+              "Task created; credits charged.",
+              "CreateTaskResponse",
+              { created: { summary: "Created", value: CREATE_RESPONSE_EXAMPLE } },
+              createSuccessHeaders(),
+            ),
+            links: TASK_LINKS,
+          },
           ...errorResponses(
             [
               "INVALID_REQUEST",
@@ -242,7 +248,8 @@ function buildPaths(): OpenApiDocument["paths"] {
  * document.paths["/api/gen/generate"]?.post; // the create operation
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
-  return {
+  const serverUrl = (options.serverUrl ?? DEFAULT_SERVER_URL).replace(/\/+$/, "");
+  const document: OpenApiDocument = {
     openapi: "3.1.1",
     info: {
       title: "genvideo API",
@@ -259,7 +266,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: [
       {
-        url: (options.serverUrl ?? DEFAULT_SERVER_URL).replace(/\/+$/, ""),
+        url: serverUrl,
         description: "The service (the reference server, `pnpm start`, listens on http://127.0.0.1:8787).",
       },
     ],
@@ -307,6 +314,18 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
         },
       },
       headers: HEADER_COMPONENTS,
+      links: buildLinks(),
     },
   };
+  addCodeSamples(document.paths, serverUrl, (value) => resolveLocalRef(document, value));
+  return document;
+}
+
+/** Follows a `#/components/...` reference of the document (they are all local). */
+function resolveLocalRef(document: OpenApiDocument, value: unknown): Json {
+  const target = value as Json | undefined;
+  if (typeof target?.$ref !== "string") return target ?? {};
+  let current: unknown = document;
+  for (const part of target.$ref.slice(2).split("/")) current = (current as Json)[part];
+  return current as Json;
 }
