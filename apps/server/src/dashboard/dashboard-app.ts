@@ -11,10 +11,13 @@ import type { Kysely } from "kysely";
 import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { Database } from "../store/tables.js";
+import type { CallbackUrlVerdict } from "../webhooks/callback-url.js";
 import type { DashboardEnv, DashboardServices } from "./dashboard-env.js";
+import { createReceiverChecker } from "./receiver-check.js";
 import { assetRoutes } from "./routes/asset-routes.js";
 import { creditRoutes } from "./routes/credit-routes.js";
 import { keyRoutes } from "./routes/key-routes.js";
+import { receiverCheckRoutes } from "./routes/receiver-check-routes.js";
 import { signInRoutes } from "./routes/sign-in-routes.js";
 import { taskRoutes } from "./routes/task-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
@@ -29,6 +32,8 @@ export interface DashboardOptions {
   engine: Engine;
   videoStorage: VideoStorage;
   sender: WebhookSender;
+  /** The task-creation check of a callback URL, which "Check this endpoint" applies too. */
+  validateCallbackUrl: (url: string) => Promise<CallbackUrlVerdict>;
   publicUrl: string;
   /** Service time (task times, key expiries). */
   serviceNow: () => number;
@@ -58,6 +63,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     admin: options.engine.admin,
     videoStorage: options.videoStorage,
     testEvents: createTestEventSender({ ...options, queries, wallNow }),
+    receiverCheck: createReceiverChecker({ ...options, admin: options.engine.admin }),
     publicUrl: options.publicUrl,
     serviceNow: options.serviceNow,
     wallNow,
@@ -80,6 +86,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.route("/dashboard", signInRoutes(services));
   app.route("/dashboard/tasks", taskRoutes(services));
   app.route("/dashboard/keys", keyRoutes(services));
+  app.route("/dashboard/webhooks/check", receiverCheckRoutes(services));
   app.route("/dashboard/webhooks", webhookRoutes(services));
   app.route("/dashboard/credits", creditRoutes(services));
 

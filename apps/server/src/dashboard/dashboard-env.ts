@@ -6,6 +6,7 @@ import { html } from "hono/html";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
 import { type Html, page, type Viewer } from "./layout.js";
+import type { ReceiverChecker } from "./receiver-check.js";
 import type { TestEventSender } from "./test-event-sender.js";
 
 export interface DashboardEnv {
@@ -21,6 +22,8 @@ export interface DashboardServices {
   admin: Engine["admin"];
   videoStorage: VideoStorage;
   testEvents: TestEventSender;
+  /** "Check this endpoint": the receiver check under the callback URL rules. */
+  receiverCheck: ReceiverChecker;
   publicUrl: string;
   /** Service time (task times, key expiries). */
   serviceNow: () => number;

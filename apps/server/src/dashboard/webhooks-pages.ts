@@ -4,6 +4,7 @@ import { html } from "hono/html";
 import type { TestEventRecord } from "../store/dashboard-queries.js";
 import { formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
+import { receiverCheckForm } from "./receiver-check-page.js";
 
 export interface SecretTimes {
   id: string;
@@ -167,6 +168,7 @@ ${csrfField(viewer)}
 ${overlapFieldset("Keep the current secret signing for")}
 <div><button type="submit">Rotate the signing secret</button></div>
 </form>
+${receiverCheckForm(viewer)}
 
 <h2>Send a test event</h2>
 <p>A signed test event (<code>task_id</code> all zeros) goes to the URL once, under the same rules as task callbacks, and is kept in the delivery log, marked as a test. It is not retried.</p>

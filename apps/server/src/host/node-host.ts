@@ -143,6 +143,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     engine,
     videoStorage: storage,
     sender: webhooks.sender,
+    validateCallbackUrl: webhooks.validateCallbackUrl,
     publicUrl,
     serviceNow: () => clock.now(),
     timeScale: clock.scale,
