@@ -5,7 +5,7 @@
 import { verifyWebhook } from "@genvideo/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
-import { answering, type ReceiverHandler, startReceiver, type TestReceiver } from "./support/receivers.js";
+import { answering, type ReceiverHandler, receiverSet } from "./support/receivers.js";
 import {
   FAST_SERVICE_ENV,
   type RunningServer,
@@ -16,24 +16,19 @@ import {
 } from "./support/server-process.js";
 
 let server: RunningServer;
-const receivers: TestReceiver[] = [];
+const receivers = receiverSet();
+const receiver = receivers.start;
 
 beforeAll(async () => {
   server = await startServer({ env: FAST_SERVICE_ENV });
 });
 
 afterAll(async () => {
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   if (!server) return;
   expect(await server.stop()).toBe(0);
   removeDataDir(server.dataDir);
 });
-
-async function receiver(handler: ReceiverHandler): Promise<TestReceiver> {
-  const started = await startReceiver(handler);
-  receivers.push(started);
-  return started;
-}
 
 /** Verifies with `secret`: 204, or 400 with the reason. */
 function verifying(secret: string): ReceiverHandler {

@@ -10,7 +10,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask, getStatus } from "./support/api.js";
-import { answering, type ReceiverHandler, startReceiver, type TestReceiver } from "./support/receivers.js";
+import { answering, receiverSet, type TestReceiver } from "./support/receivers.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
@@ -23,7 +23,8 @@ import {
 import { settledEvent, webhookEvents } from "./support/webhook-events.js";
 
 let server: RunningServer;
-const receivers: TestReceiver[] = [];
+const receivers = receiverSet();
+const receiver = receivers.start;
 
 beforeAll(async () => {
   server = await startServer({ env: FAST_SERVICE_ENV });
@@ -32,15 +33,9 @@ beforeAll(async () => {
 afterAll(async () => {
   // Attempts to receivers that never answer are still open: a graceful stop aborts and hands them back.
   expect(await server.stop()).toBe(0);
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   removeDataDir(server.dataDir);
 });
-
-async function receiver(handler: ReceiverHandler): Promise<TestReceiver> {
-  const started = await startReceiver(handler);
-  receivers.push(started);
-  return started;
-}
 
 /** Waits until `receiver` has seen `count` requests. */
 function requestsOf(target: TestReceiver, count: number, timeoutMs = 10_000) {

@@ -89,3 +89,21 @@ export function answering(status: number, body = "", headers: Record<string, str
     response.end(body);
   };
 }
+
+/** Receivers a test file starts as it goes and closes together in its `afterAll`. */
+export function receiverSet(): {
+  start(handler: ReceiverHandler): Promise<TestReceiver>;
+  closeAll(): Promise<void>;
+} {
+  const started: TestReceiver[] = [];
+  return {
+    async start(handler) {
+      const receiver = await startReceiver(handler);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      await Promise.all(started.splice(0).map((receiver) => receiver.close()));
+    },
+  };
+}
