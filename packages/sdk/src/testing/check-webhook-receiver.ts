@@ -99,7 +99,7 @@ export interface WebhookReceiverReport {
  * @example
  * ```ts
  * import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
- * import { app } from "../src/app.js"; // a Hono app with POST /hooks/genvideo
+ * // app: your Hono app, with POST /hooks/genvideo
  *
  * it("handles genvideo webhooks as the contract asks", async () => {
  *   const report = await checkWebhookReceiver(app.fetch, {
