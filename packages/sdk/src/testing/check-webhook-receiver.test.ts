@@ -130,6 +130,19 @@ describe("checkWebhookReceiver grades the classic receivers", () => {
     );
   });
 
+  it("fails a handler that throws on a valid delivery, and goes on with the next case", async () => {
+    const correct = correctReceiver();
+    const report = await check(async (request) => {
+      if (request.headers.get(WEBHOOK_CHECK_HEADER) === "unknown-field")
+        throw new Error("unknown key duration_s");
+      return correct(request);
+    });
+    expect(grades(report)).toEqual(allPassBut({ "unknown-field": "fail" }));
+    expect(report.cases.find((entry) => entry.id === "unknown-field")?.detail).toBe(
+      "the handler threw: unknown key duration_s, expected a 2xx",
+    );
+  });
+
   it("warns when forgeries are refused with a 5xx instead of a 4xx", async () => {
     const report = await check(crashesOnForgeries());
     expect(grades(report)).toEqual(allPassBut(Object.fromEntries(forgeries.map((id) => [id, "warn"]))));
@@ -234,6 +247,10 @@ describe("a receiver behind a URL", () => {
     server = undefined;
     const report = await checkWebhookReceiver(url, { secret: receiverSecret });
     expect(report.cases[0]).toMatchObject({ grade: "fail", detail: "ECONNREFUSED, expected a 2xx" });
+    // Nothing more is sent to an address that refuses connections, and nothing answered in time.
+    expect(report.counts).toEqual({ pass: 0, warn: 0, fail: 2, skip: 14 });
+    expect(report.cases[1]?.detail).toBe("not sent: the receiver could not be reached (ECONNREFUSED)");
+    expect(report.cases.at(-1)?.detail).toBe("no answer at all");
     expect(report.ok).toBe(false);
   });
 });

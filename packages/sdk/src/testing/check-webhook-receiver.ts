@@ -127,8 +127,13 @@ export async function checkWebhookReceiver(
   const cases: WebhookCheckCase[] = [];
   const answers: WebhookCheckAnswer[] = [];
   for (const testCase of RECEIVER_CASES) {
-    if (answers.some((answer) => answer.error === "timeout")) {
-      cases.push(line(testCase, "skip", "not sent: the receiver stopped answering within 30 s"));
+    const stopped = answers.find((answer) => unreachable(target, answer));
+    if (stopped) {
+      const why =
+        stopped.error === "timeout"
+          ? "stopped answering within 30 s"
+          : `could not be reached (${stopped.error})`;
+      cases.push(line(testCase, "skip", `not sent: the receiver ${why}`));
       continue;
     }
     const request = await testCase.request({ secret, taskId, now: now(), startedAt, firstDeliveryId });
@@ -170,10 +175,19 @@ function line(testCase: ReceiverCase, grade: WebhookCheckGrade, detail: string):
   };
 }
 
+/**
+ * No point sending more: the receiver timed out (each further case would wait 30 s), or a URL could
+ * not be reached at all. A handler that throws is only a failed case: it may answer the next one.
+ */
+function unreachable(target: WebhookReceiverTarget, answer: WebhookCheckAnswer): boolean {
+  return answer.status === null && (answer.error === "timeout" || typeof target !== "function");
+}
+
 function answerTime(answers: readonly WebhookCheckAnswer[]): WebhookCheckCase {
-  const slowest = Math.max(0, ...answers.map((answer) => answer.durationMs));
+  const answered = answers.filter((answer) => answer.status !== null);
+  const slowest = Math.max(0, ...answered.map((answer) => answer.durationMs));
   const timedOut = answers.some((answer) => answer.error === "timeout");
-  const grade = timedOut ? "fail" : slowest > SLOW_ANSWER_MS ? "warn" : "pass";
+  const grade = timedOut || answered.length === 0 ? "fail" : slowest > SLOW_ANSWER_MS ? "warn" : "pass";
   return {
     id: "answer-time",
     title: "Answer time",
@@ -181,7 +195,9 @@ function answerTime(answers: readonly WebhookCheckAnswer[]): WebhookCheckCase {
     grade,
     detail: timedOut
       ? `no answer within ${WEBHOOK_ATTEMPT_TIMEOUT_MS / 1000} s: the attempt fails and is retried`
-      : `slowest answer ${slowest} ms${grade === "warn" ? `, over ${SLOW_ANSWER_MS} ms` : ""}`,
+      : answered.length === 0
+        ? "no answer at all"
+        : `slowest answer ${slowest} ms${grade === "warn" ? `, over ${SLOW_ANSWER_MS} ms` : ""}`,
     why: "an attempt ends after 30 s and is retried; answer within 1 s and do the heavy work after",
     docs: `${WEBHOOKS_GUIDE}#answer-fast-work-later`,
   };

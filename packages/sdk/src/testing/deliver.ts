@@ -17,7 +17,7 @@ export interface WebhookCheckAnswer {
   status: number | null;
   /** The `Location` of a redirect. */
   location?: string;
-  /** Why there was no status: `timeout`, a network error's message, or what the handler threw. */
+  /** Why there was no status: `timeout`, a network error (`ECONNREFUSED`), or `the handler threw: ...`. */
   error?: string;
   /** Time from sending the request to the end of the answer's body, in milliseconds. */
   durationMs: number;
@@ -71,7 +71,12 @@ export async function deliver(
     if (durationMs > WEBHOOK_ATTEMPT_TIMEOUT_MS) return { status: null, error: "timeout", durationMs };
     return { ...answer, durationMs };
   } catch (error) {
-    return { status: null, error: describeError(error), durationMs: elapsed() };
+    const reason = describeError(error);
+    return {
+      status: null,
+      error: isHandler ? `the handler threw: ${reason}` : reason,
+      durationMs: elapsed(),
+    };
   } finally {
     clearTimeout(timer);
   }
