@@ -7,8 +7,10 @@ import type { EngineEnv } from "./http/engine-env.js";
 import { type RateLimiterFactory, TokenBucketLimiter } from "./http/rate-limiter.js";
 import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
 import { KeyUsageRecorder } from "./keys/key-usage.js";
+import type { EngineActivity, EngineObserver } from "./observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage, WebhookSender } from "./ports.js";
 import { type ForcedOutcome, forceTaskOutcome } from "./tasks/force-outcome.js";
+import { taskEndedEvent } from "./tasks/lifecycle.js";
 import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
 import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
 
@@ -48,6 +50,12 @@ export interface EngineOptions {
    * can tick now, to fill them, rather than at the end of its interval.
    */
   onRenderEnded?: () => void;
+  /**
+   * Told what happens (tasks created, claimed and ended, lease takeovers,
+   * webhook attempts) and asked for the trace context a new task keeps: the
+   * port a host's metrics and tracing plug into. Default: nobody listens.
+   */
+  observer?: EngineObserver;
 }
 
 /** What one `tick()` did, at which service time. */
@@ -98,6 +106,8 @@ export interface Engine {
    * await engine.runUntilIdle(); // delivers the webhook
    */
   forceOutcome(taskId: string, outcome: ForcedOutcome): Promise<TaskRecord>;
+  /** What is in flight in this engine now (render slots busy, leases held, webhook attempts): cheap, no I/O. */
+  activity(): EngineActivity;
   admin: AdminService;
 }
 
@@ -127,7 +137,9 @@ export function createEngine(options: EngineOptions): Engine {
     read: limiterOf("read", config.rateLimits.readsPerMinute),
   };
   const keyUsage = new KeyUsageRecorder();
+  const observer = options.observer ?? {};
   const app = createHttpApp({
+    observer,
     keyUsage,
     store,
     clock,
@@ -144,6 +156,7 @@ export function createEngine(options: EngineOptions): Engine {
     config,
     workerId,
     randomUUID,
+    observer,
     ...(options.onRenderEnded ? { onRenderEnded: options.onRenderEnded } : {}),
   });
   const webhooks = new WebhookDispatcher({
@@ -153,6 +166,7 @@ export function createEngine(options: EngineOptions): Engine {
     sender: options.sender,
     config,
     workerId,
+    observer,
   });
   let draining = false;
   let lastSweep = Number.NEGATIVE_INFINITY;
@@ -222,8 +236,15 @@ export function createEngine(options: EngineOptions): Engine {
       };
       const ended = await forceTaskOutcome(deps, taskId, outcome);
       tasks.abandon(taskId, "outcome forced");
+      const code = ended.state === "completed" ? "completed" : (ended.failureCode ?? "GENERATION_FAILED");
+      observer.taskEnded?.(taskEndedEvent(ended, code, ended.completedAt ?? clock.now()));
       return ended;
     },
+    activity: () => ({
+      renders: tasks.activeRenders,
+      leasesHeld: tasks.leasesHeld,
+      webhookAttempts: webhooks.inFlight().total,
+    }),
     admin: createAdminService(store, clock),
   };
 }

@@ -25,6 +25,7 @@ export {
   rateLimitDecision,
 } from "./http/rate-limiter.js";
 export type { RandomUUID } from "./ids.js";
+export type * from "./observer.js";
 export type * from "./ports.js";
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
 export type { ForcedOutcome } from "./tasks/force-outcome.js";

@@ -86,6 +86,12 @@ export interface TaskRecord {
   /** Worker lease: who is rendering it and until when the claim holds. */
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /**
+   * The W3C `traceparent` of the request that created the task, when tracing
+   * was on: its render and webhook attempts continue that trace. Set at
+   * creation only; absent or null otherwise.
+   */
+  traceParent?: string | null;
 }
 
 export type LedgerReason = "grant" | "charge" | "refund";
@@ -129,6 +135,8 @@ export interface WebhookEventRecord {
   createdAt: number;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /** The task's `traceParent`, copied when the event is written. */
+  traceParent?: string | null;
 }
 
 export interface WebhookAttemptRecord {
@@ -288,6 +296,8 @@ export interface RenderJob {
   taskId: string;
   request: GenerationRequest;
   aspectRatio: AspectRatio;
+  /** The creating request's trace (`TaskRecord.traceParent`), for the render's span. */
+  traceParent?: string | null;
 }
 
 export interface Renderer {
@@ -310,12 +320,28 @@ export interface WebhookDelivery {
   /** Headers to send: content-type and the Standard Webhooks trio. */
   headers: Record<string, string>;
   body: string;
+  /** The creating request's trace (`WebhookEventRecord.traceParent`), for the attempt's span. */
+  traceParent?: string | null;
 }
+
+/**
+ * Why an attempt without a response failed, for metrics: it ran out of time,
+ * could not connect, or was refused by the sender's rules (a target that is
+ * not public, a URL it does not accept). Absent: another error.
+ */
+export type WebhookFailureKind = "timeout" | "connect_error" | "refused";
 
 /** `responseExcerpt`: the start of the response body as text, when the sender kept one. */
 export type WebhookAttemptOutcome =
   | { ok: true; statusCode: number; durationMs: number; responseExcerpt?: string }
-  | { ok: false; statusCode: number | null; error: string; durationMs: number; responseExcerpt?: string };
+  | {
+      ok: false;
+      statusCode: number | null;
+      error: string;
+      durationMs: number;
+      responseExcerpt?: string;
+      failure?: WebhookFailureKind;
+    };
 
 export interface WebhookSender {
   /** One attempt: resolves with its outcome, never rejects. */

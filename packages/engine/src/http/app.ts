@@ -27,7 +27,7 @@ function routePath(path: (typeof API_PATHS)[keyof typeof API_PATHS]): string {
  */
 export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
-  app.use("*", requestContext(services.config.logger, services.randomUUID));
+  app.use("*", requestContext(services.config.logger, services.randomUUID, services.observer));
   app.use("/api/*", authMiddleware(services));
 
   const known = new KnownPaths();

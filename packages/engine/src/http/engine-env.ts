@@ -3,6 +3,7 @@ import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import type { KeyUsageRecorder } from "../keys/key-usage.js";
+import type { EngineObserver } from "../observer.js";
 import type { Store, VideoStorage } from "../ports.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
@@ -17,6 +18,8 @@ export interface HttpServices {
   randomUUID: RandomUUID;
   /** Where authenticated uses are noted for "last used" (written coalesced, on ticks). */
   keyUsage: KeyUsageRecorder;
+  /** Told of each task created; asked for the trace context a new task keeps. */
+  observer: EngineObserver;
 }
 
 /**

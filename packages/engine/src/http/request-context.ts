@@ -1,6 +1,8 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import type { EngineLogger } from "../config.js";
 import type { RandomUUID } from "../ids.js";
+import type { EngineObserver } from "../observer.js";
 import type { EngineEnv } from "./engine-env.js";
 import { carriesItsRequestId } from "./json-response.js";
 import { CLIENT_CLOSED_REQUEST } from "./read-json-body.js";
@@ -13,7 +15,11 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * (errors included) and logs one line per request: method, path without the
  * query string (a key sent there must not reach the logs), status, duration.
  */
-export function requestContext(logger: EngineLogger, randomUUID: RandomUUID): MiddlewareHandler<EngineEnv> {
+export function requestContext(
+  logger: EngineLogger,
+  randomUUID: RandomUUID,
+  observer: EngineObserver = {},
+): MiddlewareHandler<EngineEnv> {
   return async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header("x-request-id");
@@ -24,14 +30,29 @@ export function requestContext(logger: EngineLogger, randomUUID: RandomUUID): Mi
     // c.get, not c.var: c.var copies every variable into a new object on each access.
     const caller = c.get("caller");
     const status = c.res.status;
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    observer.httpRequest?.({ method: c.req.method, route: routeTemplate(c), status, durationMs });
     logger.request?.({
       requestId,
       method: c.req.method,
       path: c.req.path,
       status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      durationMs,
       ...(caller ? { accountId: caller.accountId } : {}),
       ...(status === CLIENT_CLOSED_REQUEST ? { clientAborted: true as const } : {}),
     });
   };
+}
+
+/** Paths of the app's catch-all middleware: a request that matched only these matched no route. */
+const MIDDLEWARE_PATHS = new Set(["*", "/*", "/api/*"]);
+
+/**
+ * The template of the last route that matched the request, whether or not its
+ * handler ran (a 401 or 429 still names its route): a bounded label, never a
+ * task id from the path.
+ */
+function routeTemplate(c: Context<EngineEnv>): string {
+  const path = routePath(c, -1);
+  return MIDDLEWARE_PATHS.has(path) ? "unmatched" : path;
 }

@@ -29,7 +29,7 @@ export async function createTask(
   config: EngineConfig,
   accountId: string,
   request: GenerationRequest,
-  { now, randomUUID }: { now: number; randomUUID: RandomUUID },
+  { now, randomUUID, traceParent }: { now: number; randomUUID: RandomUUID; traceParent?: string | null },
   idempotency?: IdempotencyTarget,
 ): Promise<CreateTaskBody> {
   const cost = MODELS[request.model_type].credits;
@@ -57,6 +57,7 @@ export async function createTask(
     videoKey: null,
     leaseOwner: null,
     leaseExpiresAt: null,
+    ...(traceParent ? { traceParent } : {}),
   };
   const body: CreateTaskBody = { success: true, message: TASK_CREATED_MESSAGE, task_id: task.id };
   return store.transaction(async (tx) => {

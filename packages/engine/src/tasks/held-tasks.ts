@@ -36,6 +36,11 @@ export class HeldTasks {
     return this.#tasks.has(id);
   }
 
+  /** How many tasks are held. */
+  get size(): number {
+    return this.#tasks.size;
+  }
+
   /** Moves when a held task is due to end; a task no longer held stays forgotten. */
   setDueAt(id: string, dueAt: number): void {
     const held = this.#tasks.get(id);

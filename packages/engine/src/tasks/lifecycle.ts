@@ -1,6 +1,7 @@
 import type { FailureCode } from "@genvideo/schema";
 import { refundTask } from "../credits/ledger.js";
 import { type RandomUUID, webhookEventId } from "../ids.js";
+import { elapsedSince, type TaskEndedEvent, type TaskOutcome } from "../observer.js";
 import type { StoreTransaction, TaskRecord, TaskState } from "../ports.js";
 import { completedPayload, failedPayload } from "../webhooks/payload.js";
 
@@ -49,7 +50,19 @@ async function enqueueNotification(
     createdAt: now,
     leaseOwner: null,
     leaseExpiresAt: null,
+    ...(task.traceParent ? { traceParent: task.traceParent } : {}),
   });
+}
+
+/** What an observer hears when `task` ended with `outcome` at `now` (see `EngineObserver.taskEnded`). */
+export function taskEndedEvent(task: TaskRecord, outcome: TaskOutcome, now: number): TaskEndedEvent {
+  return {
+    outcome,
+    modelType: task.modelType,
+    endToEndMs: Math.max(0, now - task.createdAt),
+    generationMs: elapsedSince(task.startedAt, now),
+    refunded: outcome !== "completed" && REFUNDED_FAILURES.has(outcome),
+  };
 }
 
 /**

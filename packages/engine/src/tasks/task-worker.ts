@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
+import type { EngineObserver, TaskOutcome } from "../observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { CompletionBatch } from "./completion-batch.js";
 import { HeldTasks, leaseOf } from "./held-tasks.js";
@@ -29,6 +30,8 @@ export interface TaskWorkerDependencies {
   randomUUID: RandomUUID;
   /** Called when a render ends and at least half the render slots are free. */
   onRenderEnded?: () => void;
+  /** Told of claims, ends and lease takeovers, after they commit. */
+  observer?: EngineObserver;
 }
 
 interface RunningRender {
@@ -70,6 +73,11 @@ export class TaskWorker {
     return this.#renders.size;
   }
 
+  /** Tasks this engine holds under a lease. */
+  get leasesHeld(): number {
+    return this.#held.size;
+  }
+
   /**
    * First half of a tick: renew our leases, return crashed workers' tasks to
    * the queue, claim queued tasks while render slots are free and start them.
@@ -89,6 +97,7 @@ export class TaskWorker {
       const claimed = await this.#claim(now, slots);
       report.claimed += claimed.length;
       for (const task of claimed) {
+        this.#deps.observer?.taskClaimed?.({ queueWaitMs: Math.max(0, now - task.createdAt) });
         this.#held.hold(task, now, needsRender(task) ? task.deadlineAt : endOf(task));
         if (needsRender(task)) {
           this.#startRender(task);
@@ -123,10 +132,16 @@ export class TaskWorker {
         const fenced = { ...at, ...leaseOf(task) };
         const fail = task.scenario.fail;
         if (fail) {
-          if (await store.transaction((tx) => failTask(tx, task, fail, fenced))) report.failed++;
+          if (await store.transaction((tx) => failTask(tx, task, fail, fenced))) {
+            report.failed++;
+            this.#ended(task, fail, now);
+          }
         } else if (task.videoKey !== null) {
           const video = await this.#videoOf(task, task.videoKey, now);
-          if (await store.transaction((tx) => completeTask(tx, task, video, fenced))) report.completed++;
+          if (await store.transaction((tx) => completeTask(tx, task, video, fenced))) {
+            report.completed++;
+            this.#ended(task, "completed", now);
+          }
         }
         this.#forget(task.id);
         ended++;
@@ -137,7 +152,10 @@ export class TaskWorker {
       const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH));
       for (const task of overdue) {
         const fenced = { ...at, ...leaseOf(task) };
-        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", fenced))) report.timedOut++;
+        if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", fenced))) {
+          report.timedOut++;
+          this.#ended(task, "TIMEOUT", now);
+        }
         this.#forget(task.id, "deadline reached");
       }
       if (overdue.length < BATCH) break;
@@ -196,14 +214,28 @@ export class TaskWorker {
    * Crashed or frozen workers' tasks back to the queue. Ours are never among them: the renewal
    * just before extended every lease we still hold, and one we lost is no longer ours.
    */
-  #releaseExpiredLeases(now: number): Promise<number> {
-    return this.#deps.store.transaction((tx) => tx.releaseExpiredLeases(now, BATCH), { singleWrite: true });
+  async #releaseExpiredLeases(now: number): Promise<number> {
+    const released = await this.#deps.store.transaction((tx) => tx.releaseExpiredLeases(now, BATCH), {
+      singleWrite: true,
+    });
+    if (released > 0) this.#deps.observer?.leasesTakenOver?.(released);
+    return released;
+  }
+
+  /** Tells the observer a task this worker ended (its compare-and-set won). */
+  #ended(task: TaskRecord, outcome: TaskOutcome, now: number) {
+    this.#deps.observer?.taskEnded?.(taskEndedEvent(task, outcome, now));
   }
 
   #startRender(task: TaskRecord) {
     const { renderer } = this.#deps;
     const controller = new AbortController();
-    const job = { taskId: task.id, request: task.request, aspectRatio: task.aspectRatio };
+    const job = {
+      taskId: task.id,
+      request: task.request,
+      aspectRatio: task.aspectRatio,
+      ...(task.traceParent ? { traceParent: task.traceParent } : {}),
+    };
     const promise = (async () => {
       try {
         let videoKey: string;
@@ -246,7 +278,10 @@ export class TaskWorker {
       // `finishDue` would end it at the next tick, one transaction and one listing fewer.
       const video = await this.#videoOf(task, videoKey, now);
       const won = await this.#completions.complete(task, video);
-      if (won) this.#completedByRenders++;
+      if (won) {
+        this.#completedByRenders++;
+        this.#ended(task, "completed", now);
+      }
       // Lost otherwise (a lease taken over, a forced outcome): the video is not ours to record either.
       this.#forget(task.id);
       return;
@@ -268,10 +303,12 @@ export class TaskWorker {
   async #failRender(task: TaskRecord, error: unknown) {
     const { store, clock, workerId, randomUUID } = this.#deps;
     this.#deps.config.logger.error?.("render failed", { taskId: task.id, error: String(error) });
+    const now = clock.now();
     await store
-      .transaction((tx) =>
-        failTask(tx, task, "GENERATION_FAILED", { now: clock.now(), randomUUID, leaseOwner: workerId }),
-      )
+      .transaction((tx) => failTask(tx, task, "GENERATION_FAILED", { now, randomUUID, leaseOwner: workerId }))
+      .then((won) => {
+        if (won) this.#ended(task, "GENERATION_FAILED", now);
+      })
       .catch((storeError: unknown) =>
         this.#deps.config.logger.error?.("could not record a failed render", {
           taskId: task.id,

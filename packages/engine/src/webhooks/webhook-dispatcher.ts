@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
+import type { EngineObserver, WebhookAttemptKind } from "../observer.js";
 import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } from "../ports.js";
 import { signWebhook } from "./sign.js";
 
@@ -18,6 +19,8 @@ export interface WebhookDispatcherDependencies {
   sender: WebhookSender;
   config: EngineConfig;
   workerId: string;
+  /** Told of each attempt recorded. */
+  observer?: EngineObserver;
   /** Monotonic real milliseconds; `performance.now` by default. Not scaled: it measures receivers. */
   realTime?: () => number;
   /** Default `WEBHOOK_STALLED_AFTER_MS`. */
@@ -216,7 +219,11 @@ export class WebhookDispatcher {
       const timestamp = Math.floor(wallClock.now() / 1000);
       const headers = await signWebhook(event.id, timestamp, event.payload, live);
       try {
-        outcome = await sender.send({ url: event.url, headers: { ...headers }, body: event.payload }, signal);
+        const delivery = { url: event.url, headers: { ...headers }, body: event.payload };
+        outcome = await sender.send(
+          event.traceParent ? { ...delivery, traceParent: event.traceParent } : delivery,
+          signal,
+        );
       } catch (error) {
         // The port says send never rejects; a sender that does still counts as a failed attempt.
         outcome = { ok: false, statusCode: null, error: String(error), durationMs: 0 };
@@ -224,12 +231,12 @@ export class WebhookDispatcher {
     }
     delivery.finishing = true;
     const endedAt = clock.now();
-    await store.transaction(async (tx) => {
+    const recorded = await store.transaction(async (tx) => {
       const current = await tx.getWebhookEvent(event.id);
-      if (!current || current.leaseOwner !== workerId) return;
+      if (!current || current.leaseOwner !== workerId) return undefined;
       if (this.#draining && signal.aborted) {
         await tx.updateWebhookEvent(event.id, { leaseOwner: null, leaseExpiresAt: null });
-        return;
+        return undefined;
       }
       const attempts = await tx.listWebhookAttempts(event.id);
       await tx.insertWebhookAttempt({
@@ -243,13 +250,28 @@ export class WebhookDispatcher {
       });
       const attemptCount = current.attemptCount + 1;
       const exhausted = attemptCount >= config.webhooks.maxAttempts;
+      const state = outcome.ok ? "delivered" : exhausted ? "failed" : "pending";
       await tx.updateWebhookEvent(event.id, {
         attemptCount,
-        state: outcome.ok ? "delivered" : exhausted ? "failed" : "pending",
+        state,
         nextAttemptAt: outcome.ok || exhausted ? null : endedAt + config.webhooks.retryDelayMs,
         leaseOwner: null,
         leaseExpiresAt: null,
       });
+      return state;
     });
+    if (recorded !== undefined)
+      this.#deps.observer?.webhookAttempt?.({
+        kind: attemptKind(outcome),
+        durationMs: outcome.durationMs,
+        state: recorded,
+      });
   }
+}
+
+/** The bounded kind of an attempt's outcome (`EngineObserver.webhookAttempt`). */
+function attemptKind(outcome: WebhookAttemptOutcome): WebhookAttemptKind {
+  if (outcome.ok) return "2xx";
+  if (outcome.statusCode !== null) return "non_2xx";
+  return outcome.failure ?? "error";
 }

@@ -88,7 +88,7 @@ export async function createHarness(
   {
     rehearse = true,
     ...options
-  }: Pick<EngineOptions, "randomUUID" | "onRenderEnded"> & {
+  }: Pick<EngineOptions, "randomUUID" | "onRenderEnded" | "observer"> & {
     rehearse?: boolean;
   } = {},
 ): Promise<Harness> {

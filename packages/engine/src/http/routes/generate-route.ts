@@ -16,7 +16,7 @@ import { readJsonBody } from "../read-json-body.js";
  * the callback target (may resolve DNS), and credits in the creating transaction.
  */
 export function generateRoute(services: HttpServices): Handler<EngineEnv> {
-  const { store, clock, config } = services;
+  const { store, clock, config, observer } = services;
   return async (c) => {
     const accountId = c.get("caller").accountId;
     const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
@@ -61,9 +61,10 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
         config,
         accountId,
         request,
-        { now: clock.now(), randomUUID: services.randomUUID },
+        { now: clock.now(), randomUUID: services.randomUUID, traceParent: observer.traceParent?.() ?? null },
         idempotencyKey === undefined ? undefined : { key: idempotencyKey },
       );
+      observer.taskCreated?.({ modelType: request.model_type });
       return jsonResponse(c, created, 200);
     } catch (error) {
       // Only a created task is remembered: after any refusal the key is free again.
