@@ -8,11 +8,13 @@ import { type DatabaseSettings, readDatabaseSettings } from "./config/database-s
 import { readVideoStorage, type VideoStorageSetting } from "./config/s3-settings.js";
 import { type Environment, readSettings, type SettingValues } from "./config/setting.js";
 import { SERVER_SETTINGS } from "./config/settings.js";
+import { readTelemetrySettings, type TelemetrySettings } from "./config/telemetry-settings.js";
 
 export type { DatabaseLocation, PostgresSettings, ServerRole } from "./config/database-settings.js";
 export { ConfigError, type RateLimitSettings } from "./config/parsers.js";
 export type { VideoStorageSetting } from "./config/s3-settings.js";
 export type { LogLevel } from "./config/settings.js";
+export type { MetricsSettings, TracingSettings } from "./config/telemetry-settings.js";
 
 /**
  * The settings as the server uses them: each entry of `SERVER_SETTINGS` under its key, with the
@@ -20,7 +22,8 @@ export type { LogLevel } from "./config/settings.js";
  * the database settings, and the video storage with its S3 settings.
  */
 export type ServerConfig = Omit<SettingValues<typeof SERVER_SETTINGS>, "videoStorage"> &
-  DatabaseSettings & { videoStorage: VideoStorageSetting };
+  DatabaseSettings &
+  TelemetrySettings & { videoStorage: VideoStorageSetting };
 
 /**
  * pnpm runs a package's scripts inside the package (apps/server), but a user
@@ -42,6 +45,7 @@ export function loadConfig(
     dataDir,
     ...readDatabaseSettings(env, baseDirectory, dataDir),
     videoStorage: readVideoStorage(env, values.videoStorage, values.videoUrlTtlSeconds, values.timeScale),
+    ...readTelemetrySettings(env, values.port),
   };
 }
 

@@ -13,7 +13,7 @@ import type { CliIo } from "./command-line.js";
 const FORCED_EXIT_CODE = 130;
 
 export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<number> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   const host = await startNodeHost(config, logger);
   let bootstrap: BootstrapResult;
   try {
@@ -37,6 +37,8 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     {
       url: host.url,
       publicUrl: host.publicUrl,
+      ...(host.metricsUrl ? { metrics: host.metricsUrl } : {}),
+      tracing: config.tracing ? `OTLP ${config.tracing.protocol}` : "off",
       database: host.databaseLocation,
       role: config.role,
       workerId: host.workerId,

@@ -3,12 +3,14 @@ import { describe, expect, it } from "vitest";
 import { DATABASE_SETTINGS } from "./database-settings.js";
 import { S3_SETTINGS } from "./s3-settings.js";
 import { SERVER_SETTINGS } from "./settings.js";
+import { TELEMETRY_SETTINGS } from "./telemetry-settings.js";
 
 const README = new URL("../../README.md", import.meta.url);
 const ALL_SETTINGS = [
   ...Object.values(SERVER_SETTINGS),
   ...Object.values(DATABASE_SETTINGS),
   ...Object.values(S3_SETTINGS),
+  ...Object.values(TELEMETRY_SETTINGS),
 ];
 
 /** The rows of the README's "Settings" table: the variables of the first cell, and the whole row. */

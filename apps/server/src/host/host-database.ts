@@ -43,6 +43,8 @@ export interface HostDatabase {
   workSignals: WorkSignals | undefined;
   /** Rate-limit buckets shared by every process on the database (PostgreSQL); undefined: in memory. */
   rateLimiter: RateLimiterFactory | undefined;
+  /** PostgreSQL: this process's pool now (connections open, idle, queries waiting); undefined on SQLite. */
+  poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function openHostDatabase(
       workSignals,
       exclusive: (_name, work) => work(),
       rateLimiter: undefined,
+      poolStats: undefined,
       close: () => store.close(),
     };
   }
@@ -119,6 +122,11 @@ export async function openHostDatabase(
       });
     },
     rateLimiter: (name, perMinute) => new PostgresRateLimiter(handle.pool, name, perMinute),
+    poolStats: () => ({
+      total: handle.pool.totalCount,
+      idle: handle.pool.idleCount,
+      waiting: handle.pool.waitingCount,
+    }),
     async exclusive(name, work) {
       const holder = await handle.pool.connect();
       try {

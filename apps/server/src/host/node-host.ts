@@ -29,6 +29,7 @@ import { gateTicks } from "../worker/tick-gate.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { openHostDatabase } from "./host-database.js";
+import { openHostTelemetry } from "./host-telemetry.js";
 import { renderCapacityWarning } from "./render-capacity.js";
 import { createRequestHandler } from "./request-handler.js";
 import { startingUpResponse } from "./starting-up.js";
@@ -41,6 +42,8 @@ export interface NodeHost {
   clock: ServiceClock;
   /** This process's lease owner name (also its PostgreSQL application_name). */
   workerId: string;
+  /** Where Prometheus scrapes this process (GENVIDEO_METRICS_PORT); undefined when it does not listen. */
+  metricsUrl: string | undefined;
   /** Where its database is, fit for logs. */
   databaseLocation: string;
   /** Runs `work` while no other process on the database runs work of that name. */
@@ -71,7 +74,9 @@ const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
   const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const database = await openHostDatabase(config, { server: true, applicationName: workerId, logger });
-  const { store, db, clock } = database;
+  const { db, clock } = database;
+  const telemetry = openHostTelemetry(config, { workerId, database, logger });
+  const store = telemetry.store(database.store);
   const works = config.role !== "api";
   let accepting = true;
   let handler: ((request: Request, env: unknown) => Promise<Response>) | undefined;
@@ -117,12 +122,21 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     clock,
     workerId,
     ...(database.rateLimiter ? { rateLimiter: database.rateLimiter } : {}),
-    renderer,
+    renderer: telemetry.renderer(renderer),
     videoStorage: storage,
-    sender: webhooks.sender,
+    sender: telemetry.sender(webhooks.sender),
     config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl),
     // A free render slot is worth a tick now: the queue may hold the next task.
     onRenderEnded: () => wakeWorker(),
+    ...(telemetry.observer ? { observer: telemetry.observer } : {}),
+  });
+
+  // Metrics listen before the startup sweep, so a port taken stops the start before any work.
+  const metricsUrl = await telemetry.listen(engine).catch(async (error: unknown) => {
+    server.close();
+    await telemetry.close();
+    await database.close();
+    throw error;
   });
 
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
@@ -149,17 +163,20 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     timeScale: clock.scale,
     logger,
   });
-  handler = createRequestHandler({
-    engine,
-    videos: served,
-    db,
-    clock,
-    logger,
-    accepting: () => accepting,
-    publicUrl,
-    dashboard: dashboard.app,
-    healthOnly: config.role === "worker",
-  });
+  handler = telemetry.handler(
+    createRequestHandler({
+      engine,
+      videos: served,
+      db,
+      clock,
+      logger,
+      accepting: () => accepting,
+      publicUrl,
+      dashboard: dashboard.app,
+      healthOnly: config.role === "worker",
+      ...(telemetry.hostRequest ? { observeRequest: telemetry.hostRequest } : {}),
+    }),
+  );
   let lastPersist = 0;
   const persistClock = async () => {
     if (performance.now() - lastPersist < CLOCK_PERSIST_INTERVAL_MS) return;
@@ -213,6 +230,8 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       await closed;
       await clock.persist();
       await database.close();
+      // Last: the spans of the shutdown itself go out too.
+      await telemetry.close();
     })();
     return closing;
   };
@@ -225,6 +244,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     engine,
     clock,
     workerId,
+    metricsUrl,
     ...(database.rateLimiter ? { rateLimiter: database.rateLimiter } : {}),
     databaseLocation: database.location,
     exclusive: (name, work) => database.exclusive(name, work),

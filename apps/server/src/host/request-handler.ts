@@ -3,7 +3,7 @@
  * so it goes straight to `engine.app.fetch`; only the few host paths are
  * picked off first, by prefix, without a second router in front of every call.
  */
-import type { Engine } from "@genvideo/engine";
+import type { Engine, HttpRequestEvent } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import { hostRoutes } from "../http/host-routes.js";
@@ -26,6 +26,8 @@ export interface RequestHandlerOptions {
   dashboard?: FetchApp;
   /** A worker process: /healthz and /readyz only, 404 for everything else. */
   healthOnly?: boolean;
+  /** Told of each request the host answers itself, by route template (the engine reports its own). */
+  observeRequest?: (event: HttpRequestEvent) => void;
 }
 
 const HOST_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
@@ -50,7 +52,8 @@ export function createRequestHandler(
     const queryStart = url.indexOf("?", pathStart);
     const path = url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
     if (options.healthOnly) {
-      if (HEALTH_PATHS.has(path)) return logged(host, request, path, options.logger);
+      if (HEALTH_PATHS.has(path)) return logged(host, request, path, path, options);
+      options.observeRequest?.({ method: request.method, route: "unmatched", status: 404, durationMs: 0 });
       return Response.json(
         {
           error: "Not Found",
@@ -61,10 +64,10 @@ export function createRequestHandler(
       );
     }
     if (path.startsWith("/api/")) return engineFetch(request);
-    if (HOST_PATHS.has(path)) return logged(host, request, path, options.logger);
-    if (videos && path.startsWith("/videos/")) return logged(videos, request, path, options.logger);
+    if (HOST_PATHS.has(path)) return logged(host, request, path, path, options);
+    if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
-      return logged(dashboard, request, path, options.logger, env);
+      return logged(dashboard, request, path, "/dashboard/*", options, env);
     return engineFetch(request);
   };
 }
@@ -75,11 +78,13 @@ interface FetchApp {
   fetch(request: Request, env?: unknown): Response | Promise<Response>;
 }
 
+/** `route`: the template the request metric is labelled with (a bounded set, never the path itself). */
 async function logged(
   app: FetchApp,
   request: Request,
   path: string,
-  logger: Logger,
+  route: string,
+  { logger, observeRequest }: Pick<RequestHandlerOptions, "logger" | "observeRequest">,
   env?: unknown,
 ): Promise<Response> {
   const started = performance.now();
@@ -89,15 +94,8 @@ async function logged(
   const response = await app.fetch(request, env);
   const headers = new Headers(response.headers);
   headers.set("X-Request-Id", requestId);
-  logger.info(
-    {
-      requestId,
-      method: request.method,
-      path,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    },
-    "request",
-  );
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  observeRequest?.({ method: request.method, route, status: response.status, durationMs });
+  logger.info({ requestId, method: request.method, path, status: response.status, durationMs }, "request");
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

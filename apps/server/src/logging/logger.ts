@@ -3,15 +3,30 @@
  * field, never whole requests or headers, so an API key or a webhook secret
  * has no way in; the redaction list is a second line of defence.
  */
+import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
 import type { LogLevel } from "../config.js";
 
 export type { Logger };
 
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+export interface LoggerOptions {
+  /**
+   * Tracing is on: each line written inside a span carries its `traceId`
+   * (and `spanId`), so a log search finds the trace and the trace its lines.
+   * Off, no mixin runs at all.
+   */
+  traceIds?: boolean;
+}
+
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  { traceIds = false }: LoggerOptions = {},
+): Logger {
   return pino(
     {
       level,
+      ...(traceIds ? { mixin: traceIdsOfActiveSpan } : {}),
       base: { service: "genvideo-server" },
       timestamp: isoTimeOncePerMillisecond(),
       // Top-level names only: wildcard paths cost a few percent of a status read.
@@ -40,4 +55,11 @@ function isoTimeOncePerMillisecond(): () => string {
     }
     return time;
   };
+}
+
+function traceIdsOfActiveSpan(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { traceId, spanId };
 }

@@ -18,6 +18,7 @@ import { rateLimitBuckets } from "./migrations/0007_postgres_rate_limit_buckets.
 import { webhookResponseExcerpt } from "./migrations/0008_webhook_response_excerpt.js";
 import { webhookTestEvents } from "./migrations/0009_webhook_test_events.js";
 import { dashboardFormNonces } from "./migrations/0010_dashboard_form_nonces.js";
+import { traceContext } from "./migrations/0011_trace_context.js";
 
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -31,6 +32,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0008_webhook_response_excerpt": webhookResponseExcerpt,
   "0009_webhook_test_events": webhookTestEvents,
   "0010_dashboard_form_nonces": dashboardFormNonces,
+  "0011_trace_context": traceContext,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -158,6 +158,8 @@ const taskFieldsFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
   videoKey: row.video_key,
   leaseOwner: row.lease_owner,
   leaseExpiresAt: nullableInteger(row.lease_expires_at),
+  // Absent rather than null when there is none, like a record the engine made without tracing.
+  ...(row.trace_parent ? { traceParent: row.trace_parent } : {}),
 });
 
 export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
@@ -174,6 +176,7 @@ export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   created_at: task.createdAt,
   updated_at: task.updatedAt,
   deadline_at: task.deadlineAt,
+  trace_parent: task.traceParent ?? null,
 });
 
 /** The fields `Store.transitionTask` may change: everything but the identity and the request. */
@@ -240,6 +243,7 @@ export const webhookEventFromRow = (row: Selectable<WebhookEventsTable>): Webhoo
   createdAt: integer(row.created_at),
   leaseOwner: row.lease_owner,
   leaseExpiresAt: nullableInteger(row.lease_expires_at),
+  ...(row.trace_parent ? { traceParent: row.trace_parent } : {}),
 });
 
 export const webhookEventToRow = (event: WebhookEventRecord): Insertable<WebhookEventsTable> => ({
@@ -254,6 +258,7 @@ export const webhookEventToRow = (event: WebhookEventRecord): Insertable<Webhook
   created_at: event.createdAt,
   lease_owner: event.leaseOwner,
   lease_expires_at: event.leaseExpiresAt,
+  trace_parent: event.traceParent ?? null,
 });
 
 export const webhookAttemptFromRow = (row: Selectable<WebhookAttemptsTable>): WebhookAttemptRecord => ({

@@ -75,6 +75,8 @@ export interface TasksTable {
    * SQLite never walks it to reach another column (migration 0004).
    */
   request: string | null;
+  /** The creating request's W3C `traceparent` when tracing was on (migration 0011). */
+  trace_parent: string | null;
 }
 
 /** Requests at most this long (UTF-8 bytes of their JSON) stay in the task row; larger ones (images) go apart. */
@@ -109,6 +111,8 @@ export interface WebhookEventsTable {
   created_at: Integer;
   lease_owner: string | null;
   lease_expires_at: NullableInteger;
+  /** The task's `trace_parent`, copied when the event is written (migration 0011). */
+  trace_parent: string | null;
 }
 
 export interface WebhookAttemptsTable {

@@ -1,6 +1,6 @@
 import { errors } from "undici";
 import { describe, expect, it } from "vitest";
-import { describeDeliveryError } from "./delivery-error.js";
+import { deliveryFailureKind, describeDeliveryError } from "./delivery-error.js";
 import { RefusedAddressError } from "./host-resolver.js";
 
 const coded = (code: string, message = "boom") => Object.assign(new Error(message), { code });
@@ -24,5 +24,20 @@ describe("describeDeliveryError", () => {
     [coded("not a code"), "request failed"],
   ])("describes %o as %j", (error, expected) => {
     expect(describeDeliveryError(error)).toBe(expected);
+  });
+});
+
+describe("deliveryFailureKind", () => {
+  it.each([
+    [new errors.ConnectTimeoutError(), "timeout"],
+    [new errors.HeadersTimeoutError(), "timeout"],
+    [coded("ETIMEDOUT"), "timeout"],
+    [new RefusedAddressError("refused address 10.0.0.1 (private)"), "refused"],
+    [coded("ECONNREFUSED"), "connect_error"],
+    [coded("CERT_HAS_EXPIRED"), "connect_error"],
+    [new Error("fetch failed", { cause: coded("ECONNRESET") }), "connect_error"],
+    [new errors.RequestAbortedError(), undefined],
+  ])("counts %o as %j", (error, expected) => {
+    expect(deliveryFailureKind(error)).toBe(expected);
   });
 });

@@ -3,6 +3,7 @@
  * per attempt (and shown by `webhooks list`). Messages of library errors
  * change between versions; codes do not, so codes are what we keep.
  */
+import type { WebhookFailureKind } from "@genvideo/engine";
 import { refusedAddressCode } from "./host-resolver.js";
 
 const undiciCodes: Record<string, string> = {
@@ -24,6 +25,26 @@ export function describeDeliveryError(error: unknown): string {
   if (found === undefined) return "request failed";
   if (found.code === refusedAddressCode) return found.message;
   return undiciCodes[found.code] ?? found.code;
+}
+
+const timeoutCodes = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
+
+/**
+ * The kind of a failed attempt, for metrics: out of time, refused by the
+ * address policy, or any other failure to reach the receiver (refused or
+ * reset connections, DNS, TLS). Undefined for what is none of those (aborted).
+ */
+export function deliveryFailureKind(error: unknown): WebhookFailureKind | undefined {
+  const code = findCoded(error)?.code;
+  if (code === refusedAddressCode) return "refused";
+  if (code !== undefined && timeoutCodes.has(code)) return "timeout";
+  if (code === "UND_ERR_ABORTED") return undefined;
+  return "connect_error";
 }
 
 /** The first error with a usable code, looking through `cause` and AggregateError members. */

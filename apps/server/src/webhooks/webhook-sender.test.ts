@@ -148,7 +148,7 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
     const target = await receiver(() => {});
     const outcome = await sender({ attemptTimeoutMs: 300 }).send(delivery(`${target.origin}/`), never);
 
-    expect(outcome).toMatchObject({ ok: false, statusCode: null, error: "timeout" });
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, error: "timeout", failure: "timeout" });
     // Not before the deadline. The receiver never answers, so only the deadline ends the attempt at all.
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(target.requests).toHaveLength(1);
@@ -203,6 +203,7 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
       statusCode: null,
       error: "ECONNREFUSED",
       durationMs: expect.any(Number),
+      failure: "connect_error",
     });
   });
 
@@ -324,6 +325,7 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
       ok: false,
       statusCode: null,
       error: "refused url: callback_url must not contain credentials",
+      failure: "refused",
     });
   });
 });

@@ -9,7 +9,12 @@
  * and reused only for the same origin; that is safe across accounts because a
  * pooled socket is already connected to an address the policy accepted.
  */
-import type { WebhookAttemptOutcome, WebhookDelivery, WebhookSender } from "@genvideo/engine";
+import type {
+  WebhookAttemptOutcome,
+  WebhookDelivery,
+  WebhookFailureKind,
+  WebhookSender,
+} from "@genvideo/engine";
 import {
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
   WEBHOOK_CONNECT_TIMEOUT_MS,
@@ -18,7 +23,7 @@ import {
 import { Agent } from "undici";
 import { type AttemptSlots, createAttemptSlots } from "./attempt-slots.js";
 import { parseCallbackUrl } from "./callback-url.js";
-import { describeDeliveryError } from "./delivery-error.js";
+import { deliveryFailureKind, describeDeliveryError } from "./delivery-error.js";
 import { createGuardedConnector } from "./guarded-connector.js";
 import { type ResolveHost, resolveWithSystemDns } from "./host-resolver.js";
 
@@ -90,18 +95,20 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     const elapsed = (): number => Math.round(performance.now() - startedAt);
     let statusCode: number | null = null;
     let responseExcerpt: string | undefined;
-    const failure = (error: string): WebhookAttemptOutcome => ({
+    const failure = (error: string, kind?: WebhookFailureKind): WebhookAttemptOutcome => ({
       ok: false,
       statusCode,
       error,
       durationMs: elapsed(),
       ...(responseExcerpt ? { responseExcerpt } : {}),
+      ...(kind ? { failure: kind } : {}),
     });
 
     // Form only here: the address policy is the connector's, applied to the address actually connected to.
     const target = parseCallbackUrl(delivery.url, true);
-    if (!target.ok) return failure(`refused url: ${target.reason}`);
-    if (target.url.protocol !== "https:" && !options.allowInsecure) return failure("refused url: not https");
+    if (!target.ok) return failure(`refused url: ${target.reason}`, "refused");
+    if (target.url.protocol !== "https:" && !options.allowInsecure)
+      return failure("refused url: not https", "refused");
     if (signal.aborted) return failure("aborted");
 
     const deadline = new AbortController();
@@ -128,8 +135,8 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
       return failure(`HTTP ${statusCode}`);
     } catch (error) {
       if (signal.aborted) return failure("aborted");
-      if (deadline.signal.aborted) return failure("timeout");
-      return failure(describeDeliveryError(error));
+      if (deadline.signal.aborted) return failure("timeout", "timeout");
+      return failure(describeDeliveryError(error), deliveryFailureKind(error));
     } finally {
       clearTimeout(timer);
     }

@@ -5,7 +5,7 @@ import type { EngineObserver, TaskOutcome } from "../observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { CompletionBatch } from "./completion-batch.js";
 import { HeldTasks, leaseOf } from "./held-tasks.js";
-import { type CompletedVideo, completeTask, failTask } from "./lifecycle.js";
+import { type CompletedVideo, completeTask, failTask, taskEndedEvent } from "./lifecycle.js";
 import { finishAtOf } from "./scenario.js";
 
 /** What one pass of the task worker did. */

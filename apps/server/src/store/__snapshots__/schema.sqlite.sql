@@ -47,7 +47,7 @@ CREATE TABLE "service_state" ("name" text primary key, "value" text not null);
 CREATE TABLE "task_requests" ("task_id" text primary key references "tasks" ("id"), "request" text not null);
 
 -- table tasks
-CREATE TABLE "tasks" ("id" text primary key, "account_id" text not null references "accounts" ("id"), "state" text not null, "failure_code" text, "model_type" text not null, "aspect_ratio" text not null, "callback_url" text, "scenario" text not null, "scenario_fail" text, "cost" bigint not null, "refunded_at" bigint, "progress" bigint not null, "created_at" bigint not null, "updated_at" bigint not null, "started_at" bigint, "finish_at" bigint, "deadline_at" bigint not null, "completed_at" bigint, "video_key" text, "lease_owner" text, "lease_expires_at" bigint, "request" text);
+CREATE TABLE "tasks" ("id" text primary key, "account_id" text not null references "accounts" ("id"), "state" text not null, "failure_code" text, "model_type" text not null, "aspect_ratio" text not null, "callback_url" text, "scenario" text not null, "scenario_fail" text, "cost" bigint not null, "refunded_at" bigint, "progress" bigint not null, "created_at" bigint not null, "updated_at" bigint not null, "started_at" bigint, "finish_at" bigint, "deadline_at" bigint not null, "completed_at" bigint, "video_key" text, "lease_owner" text, "lease_expires_at" bigint, "request" text, "trace_parent" text);
 
 -- index tasks_account_created
 CREATE INDEX "tasks_account_created" on "tasks" ("account_id", "created_at", "id");
@@ -68,7 +68,7 @@ CREATE INDEX "tasks_unfinished_deadline" on "tasks" ("deadline_at") where "state
 CREATE TABLE "webhook_attempts" ("event_id" text not null references "webhook_events" ("id"), "attempt" bigint not null, "started_at" bigint not null, "duration_ms" bigint not null, "status_code" bigint, "error" text, "response_excerpt" text, constraint "webhook_attempts_pk" primary key ("event_id", "attempt"));
 
 -- table webhook_events
-CREATE TABLE "webhook_events" ("id" text primary key, "task_id" text not null references "tasks" ("id"), "account_id" text not null references "accounts" ("id"), "url" text not null, "payload" text not null, "state" text not null, "attempt_count" bigint not null, "next_attempt_at" bigint, "created_at" bigint not null, "lease_owner" text, "lease_expires_at" bigint);
+CREATE TABLE "webhook_events" ("id" text primary key, "task_id" text not null references "tasks" ("id"), "account_id" text not null references "accounts" ("id"), "url" text not null, "payload" text not null, "state" text not null, "attempt_count" bigint not null, "next_attempt_at" bigint, "created_at" bigint not null, "lease_owner" text, "lease_expires_at" bigint, "trace_parent" text);
 
 -- index webhook_events_account_created
 CREATE INDEX "webhook_events_account_created" on "webhook_events" ("account_id", "created_at", "id");

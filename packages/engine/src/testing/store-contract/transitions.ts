@@ -19,6 +19,7 @@ export function transitions(current: () => Store): void {
       callbackUrl: "https://example.com/hook",
       scenario: { delayMs: 90_000 },
       cost: 2,
+      traceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
     });
     await store.transaction((tx) => tx.insertTask(original));
     expect(await store.transaction((tx) => tx.getTask("t-1"))).toEqual(original);

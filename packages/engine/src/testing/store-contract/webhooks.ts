@@ -8,7 +8,13 @@ export function webhooks(current: () => Store): void {
     const store = current();
     await store.transaction(async (tx) => {
       await tx.insertTask(taskRecord("t-w"));
-      await tx.insertWebhookEvent(event("e-due", { nextAttemptAt: T0 }));
+      // Its creator's trace context travels with the event, for the attempt's span.
+      await tx.insertWebhookEvent(
+        event("e-due", {
+          nextAttemptAt: T0,
+          traceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        }),
+      );
       await tx.insertWebhookEvent(event("e-later", { nextAttemptAt: T0 + MINUTE }));
       await tx.insertWebhookEvent(event("e-done", { state: "delivered", nextAttemptAt: null }));
     });
@@ -52,7 +58,12 @@ export function webhooks(current: () => Store): void {
       });
     });
     expect(await store.transaction((tx) => tx.getWebhookEvent("e-due"))).toEqual(
-      event("e-due", { state: "delivered", attemptCount: 2, nextAttemptAt: null }),
+      event("e-due", {
+        state: "delivered",
+        attemptCount: 2,
+        nextAttemptAt: null,
+        traceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      }),
     );
     const attempts = await store.transaction((tx) => tx.listWebhookAttempts("e-due"));
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2]);
