@@ -131,7 +131,7 @@ export async function checkWebhookReceiver(
     if (stopped) {
       const why =
         stopped.error === "timeout"
-          ? "stopped answering within 30 s"
+          ? "did not answer within 30 s"
           : `could not be reached (${stopped.error})`;
       cases.push(line(testCase, "skip", `not sent: the receiver ${why}`));
       continue;

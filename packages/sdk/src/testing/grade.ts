@@ -1,10 +1,10 @@
 import type { WebhookCheckAnswer } from "./deliver.js";
 import type { ReceiverCase } from "./receiver-cases.js";
 
-/** `skip`: not sent, because the receiver stopped answering within the attempt timeout. */
+/** `skip`: not sent, because the receiver timed out (30 s) or could not be reached. */
 export type WebhookCheckGrade = "pass" | "warn" | "fail" | "skip";
 
-export interface Verdict {
+interface Verdict {
   grade: WebhookCheckGrade;
   detail: string;
 }

@@ -25,7 +25,7 @@ export interface ReceiverCase {
   request(context: CaseContext): Promise<{ headers: Record<string, string>; body: string }>;
 }
 
-export interface CaseContext {
+interface CaseContext {
   secret: string;
   taskId: string;
   /** Milliseconds since the epoch when this case is sent, for its signature's timestamp. */
