@@ -6,7 +6,6 @@ export { openServiceClock, type ServiceClock } from "./clock/service-clock.js";
 export * from "./config.js";
 export { type NodeHost, startNodeHost } from "./host/node-host.js";
 export { createLogger, type Logger } from "./logging/logger.js";
-export { createKyselyStore, type KyselyStoreOptions } from "./store/kysely-store.js";
 export { createMigrator, MIGRATIONS, migrateToLatest, pendingMigrations } from "./store/migrations.js";
 export { openSqliteKysely, openSqliteStore, type SqliteStoreHandle } from "./store/sqlite-store.js";
 export type { Database } from "./store/tables.js";

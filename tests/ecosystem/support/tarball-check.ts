@@ -3,7 +3,7 @@
  * maps and README name is inside the tarball, and nothing of the workspace's own tooling is.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, posix, relative } from "node:path";
+import { join, posix, relative } from "node:path";
 
 /** Files that only build or test a package: a tarball carrying one ships the workspace's plumbing. */
 const WORKSPACE_ONLY = [
@@ -147,8 +147,4 @@ export function tarballFigures(
   const files = listFiles(root);
   const unpacked = files.reduce((sum, file) => sum + statSync(join(root, file)).size, 0);
   return { packed: statSync(tarball).size, unpacked, files: files.length };
-}
-
-export function unpackedRoot(directory: string): string {
-  return existsSync(join(directory, "package")) ? join(directory, "package") : dirname(directory);
 }

@@ -10,7 +10,8 @@ import { hostRoutes } from "../http/host-routes.js";
 import { openApiDocument } from "../http/openapi-document.js";
 import type { Logger } from "../logging/logger.js";
 import type { Database } from "../store/tables.js";
-import { type ServedVideoStorage, videoRoutes } from "../video/index.js";
+import type { ServedVideoStorage } from "../video/video-file-storage.js";
+import { videoRoutes } from "../video/video-routes.js";
 
 export interface RequestHandlerOptions {
   engine: Engine;

@@ -9,13 +9,9 @@ import { join } from "node:path";
 import type { Kysely } from "kysely";
 import { ConfigError, type ServerConfig } from "../config.js";
 import type { Database } from "../store/tables.js";
-import {
-  LocalVideoStorage,
-  S3RequestError,
-  S3VideoStorage,
-  type ServedVideoStorage,
-  type VideoFileStorage,
-} from "../video/index.js";
+import { LocalVideoStorage } from "../video/local-video-storage.js";
+import { S3RequestError, S3VideoStorage } from "../video/s3-video-storage.js";
+import type { ServedVideoStorage, VideoFileStorage } from "../video/video-file-storage.js";
 import { videoSigningKey } from "./host-secrets.js";
 
 export interface ConfiguredVideoStorage {

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { type Renderer, tinyMp4Bytes } from "@genvideo/engine";
-import type { VideoFileStorage } from "../video/index.js";
+import type { VideoFileStorage } from "../video/video-file-storage.js";
 
 export function createFixtureRenderer(storage: Pick<VideoFileStorage, "stagingPath" | "put">): Renderer {
   const fixture = tinyMp4Bytes();

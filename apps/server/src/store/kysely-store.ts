@@ -1,41 +1,13 @@
 /**
- * The engine's `Store` over the query groups. `createKyselyStore` runs on any
- * Kysely dialect through Kysely's own transactions (the way to PostgreSQL);
- * SQLite uses `createSqliteStore` (sqlite-store.ts), which shares the
- * queries but runs them itself.
+ * The engine's `StoreTransaction` over the query groups, which the SQLite store
+ * (sqlite-store.ts) and the PostgreSQL store (postgres-store.ts) share: each
+ * runs its transactions itself and hands this the executor of one.
  */
-import type { Store, StoreTransaction } from "@genvideo/engine";
-import type { Kysely } from "kysely";
+import type { StoreTransaction } from "@genvideo/engine";
 import { KyselyAccountQueries } from "./account-queries.js";
 import type { QueryContext } from "./query-group.js";
-import { CompiledQueries, kyselyExecutor } from "./sql-executor.js";
-import type { Database } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 import { KyselyWebhookQueries } from "./webhook-queries.js";
-
-export interface KyselyStoreOptions {
-  /**
-   * Claims lock the rows they take with `FOR UPDATE SKIP LOCKED`, so that
-   * workers in several processes never take the same task (PostgreSQL).
-   * SQLite has no row locks: its write transaction already excludes everyone.
-   */
-  rowLocks: boolean;
-}
-
-export function createKyselyStore(db: Kysely<Database>, options: KyselyStoreOptions): Store {
-  const compiled = new CompiledQueries();
-  return {
-    transaction: (work) =>
-      db
-        .transaction()
-        .execute((trx) =>
-          work(
-            createStoreTransaction({ db, exec: kyselyExecutor(trx), compiled, rowLocks: options.rowLocks }),
-          ),
-        ),
-    close: () => db.destroy(),
-  };
-}
 
 /** One object with every method of `StoreTransaction`, from the three query groups. */
 export function createStoreTransaction(context: QueryContext): StoreTransaction {

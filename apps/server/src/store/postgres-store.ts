@@ -227,8 +227,3 @@ function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" && RETRYABLE.has(code);
 }
-
-/** Whether a `GENVIDEO_DATABASE_URL` names PostgreSQL. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}

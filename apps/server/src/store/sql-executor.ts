@@ -4,7 +4,7 @@
  * compiled SQL. On SQLite the executor calls node:sqlite directly: Kysely's
  * own transaction and execution layers cost about six times the query itself.
  */
-import type { CompiledQuery, Kysely, Transaction } from "kysely";
+import type { CompiledQuery } from "kysely";
 
 export interface SqlExecutor {
   /** Rows of a SELECT or of a statement with RETURNING. */
@@ -13,21 +13,6 @@ export interface SqlExecutor {
   first<Row>(query: CompiledQuery): Promise<Row | undefined>;
   /** Rows changed by an INSERT, UPDATE or DELETE. */
   changes(query: CompiledQuery): Promise<number>;
-}
-
-/** Any Kysely connection or transaction as an executor (PostgreSQL, or any other dialect). */
-export function kyselyExecutor<DB>(db: Kysely<DB> | Transaction<DB>): SqlExecutor {
-  return {
-    async rows<Row>(query: CompiledQuery) {
-      return (await db.executeQuery<Row>(query)).rows;
-    },
-    async first<Row>(query: CompiledQuery) {
-      return (await db.executeQuery<Row>(query)).rows[0];
-    },
-    async changes(query: CompiledQuery) {
-      return Number((await db.executeQuery(query)).numAffectedRows ?? 0n);
-    },
-  };
 }
 
 const SLOT = "\u0000genvideo-slot:";

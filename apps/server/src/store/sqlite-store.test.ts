@@ -6,7 +6,7 @@ import type { Store, TaskRecord } from "@genvideo/engine";
 import { describeStoreContract, taskRecord } from "@genvideo/engine/testing";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { createKyselyStore, createStoreTransaction } from "./kysely-store.js";
+import { createStoreTransaction } from "./kysely-store.js";
 import { createMigrator, pendingMigrations } from "./migrations.js";
 import { CompiledQueries } from "./sql-executor.js";
 import { openSqliteKysely, openSqliteStore } from "./sqlite-store.js";
@@ -24,11 +24,6 @@ describeStoreContract(
 describeStoreContract(
   "SQLite (rehearsing)",
   async () => (await openSqliteStore(":memory:", { rehearse: true })).store,
-);
-
-// The portable store (Kysely's own transactions, requests joined): the way to PostgreSQL.
-describeStoreContract("Kysely store on SQLite", async () =>
-  createKyselyStore((await openSqliteStore(join(directory, `k${counter++}.db`))).db, { rowLocks: false }),
 );
 
 describe("SQLite store", () => {

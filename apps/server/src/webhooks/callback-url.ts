@@ -6,7 +6,6 @@
  */
 import {
   type AddressCategory,
-  type CallbackTarget,
   classifyAddress,
   ipVersion,
   isLocalhostName,
@@ -15,7 +14,7 @@ import {
 import { type ResolvedAddress, type ResolveHost, resolveWithSystemDns } from "./host-resolver.js";
 
 // The form of the URL (scheme, credentials, literal hosts) is the engine's, shared with the msw mock.
-export { type CallbackTarget, isLocalhostName, parseCallbackUrl };
+export { isLocalhostName, parseCallbackUrl };
 
 /** `reason` is shown to the API caller as the INVALID_CALLBACK_URL message. */
 export type CallbackUrlVerdict = { ok: true } | { ok: false; reason: string };

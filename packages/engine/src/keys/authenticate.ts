@@ -1,6 +1,6 @@
 import { BoundedCache } from "../crypto/bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
-import type { ApiKeyRecord, Store, StoreTransaction } from "../ports.js";
+import type { ApiKeyRecord, StoreTransaction } from "../ports.js";
 import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
 
 /**
@@ -70,19 +70,4 @@ export async function callerByKeyHash(
   if (apiKey.revokedAt !== null) return { ok: false, failure: "invalid" };
   if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) return { ok: false, failure: "invalid" };
   return { ok: true, caller: { accountId: apiKey.accountId, apiKey } };
-}
-
-/**
- * Resolves an Authorization header to a caller, in the order of
- * docs/api.md#authentication: missing header, then malformed, then a key that is not live. Revocation
- * and expiry are read on every request.
- */
-export async function authenticate(
-  store: Store,
-  header: string | undefined,
-  now: number,
-): Promise<Authentication> {
-  const presented = await presentedKey(header);
-  if (!presented.ok) return presented;
-  return store.transaction((tx) => callerByKeyHash(tx, presented.hash, now));
 }
