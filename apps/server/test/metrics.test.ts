@@ -134,6 +134,10 @@ describe("metrics of one process", () => {
     expect(sampleValue(samples, "genvideo_worker_render_slots")).toBe(2);
     expect(samples.some((sample) => sample.name === "nodejs_eventloop_lag_p99_seconds")).toBe(true);
     expect(samples.some((sample) => sample.name === "process_cpu_seconds_total")).toBe(true);
+    // Tracing is off (no OTEL_* endpoint): no trace context goes out, no log line carries one.
+    expect(receiver.requests.length).toBeGreaterThan(0);
+    for (const request of receiver.requests) expect(request.headers.traceparent).toBeUndefined();
+    expect(server.logRecords().some((record) => "traceId" in record)).toBe(false);
     // SQLite has no pool to report.
     expect(samples.some((sample) => sample.name.startsWith("genvideo_postgres_pool"))).toBe(false);
   });
