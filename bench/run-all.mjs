@@ -42,6 +42,11 @@ const benchmarks = [
     "node postgres/run.mjs",
   ],
   ["webhooks", "deliveries/s to a fast receiver, alone and among 100 dead ones", "node webhooks/run.mjs"],
+  [
+    "telemetry",
+    "status reads/s and creates/s with metrics and traces off, metrics on, metrics and traces on",
+    "node telemetry/run.mjs",
+  ],
   ["dashboard", "task list page and its next page with 100 000 tasks, p99", "node dashboard/run.mjs"],
 ];
 

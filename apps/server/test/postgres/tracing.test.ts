@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
-import { createTask, waitForTerminal } from "../support/api.js";
+import { waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { answering, startReceiver } from "../support/receivers.js";
 import {

@@ -1,0 +1,196 @@
+// `pnpm bench telemetry`: what watching a server costs. Status reads and creates per second on
+// three servers started alike (SQLite, fixture renders), in one run:
+//   off      no metrics listener, no OTEL_* variables (the default);
+//   metrics  GENVIDEO_METRICS_PORT set, and /metrics scraped every second during the load
+//            (Prometheus's default is every 15 s to a minute: a second is the pessimistic case);
+//   traces   metrics as above, plus traces of every request (the default parent-based sampler
+//            samples all) exported by OTLP http/protobuf to a receiver in this process.
+// Target: metrics on costs at most 3% of the throughput of off, for reads and for creates.
+//
+// A shared machine drifts: the three run in rounds, one after the other in each round, and the
+// figure reported for each is the median of its rounds' ratios to off in the same round.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "../server/closed-loop.mjs";
+import {
+  auth,
+  createBody,
+  seedStatusTargets,
+  serverCli,
+  serverEnvironment,
+  startProcess,
+} from "../server/processes.mjs";
+import { textTable } from "../text-table.mjs";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const MAX_METRICS_COST = 0.03;
+
+/** An OTLP/HTTP endpoint that accepts and drops what it is sent, as a collector that keeps up. */
+async function startTraceSink() {
+  let exports = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      exports++;
+      response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    endpoint: `http://127.0.0.1:${server.address().port}`,
+    exports: () => exports,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Waits until the worker has ended every task, so no run pays for the last one's renders. */
+async function settled(dbPath) {
+  const database = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    for (;;) {
+      const { open } = database
+        .prepare("select count(*) as open from tasks where state in ('queued', 'processing')")
+        .get();
+      if (open === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    database.close();
+  }
+}
+
+/** Scrapes `/metrics` every second while `work` runs, as a (busy) Prometheus would. */
+async function scrapedDuring(metricsUrl, work) {
+  if (!metricsUrl) return work();
+  let scrapes = 0;
+  const timer = setInterval(() => {
+    fetch(metricsUrl)
+      .then((response) => response.text())
+      .then(
+        () => scrapes++,
+        () => undefined,
+      );
+  }, 1000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    if (scrapes === 0) throw new Error(`no scrape of ${metricsUrl} succeeded`);
+  }
+}
+
+async function startVariant(name, extraEnv) {
+  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-bench-${name}-`));
+  const env = { ...serverEnvironment(dataDir), ...extraEnv };
+  const child = startProcess([serverCli, "start"], env);
+  const url = await child.url;
+  const metricsUrl = /"metrics":"([^"]+)"/.exec(child.output())?.[1];
+  if (extraEnv.GENVIDEO_METRICS_PORT && !metricsUrl) throw new Error(`${name}: no metrics URL logged`);
+  const taskIds = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
+  const dbPath = join(dataDir, "genvideo.db");
+  await settled(dbPath);
+  return {
+    name,
+    url,
+    metricsUrl,
+    dbPath,
+    statusPaths: taskIds.map((id) => `/api/gen/status/${id}`),
+    async stop() {
+      await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main() {
+  const sink = await startTraceSink();
+  const variants = [];
+  try {
+    console.error(
+      `genvideo telemetry bench: ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections, ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`,
+    );
+    variants.push(await startVariant("off", {}));
+    variants.push(await startVariant("metrics", { GENVIDEO_METRICS_PORT: "0" }));
+    variants.push(
+      await startVariant("metrics + traces", {
+        GENVIDEO_METRICS_PORT: "0",
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      }),
+    );
+    const post = (variant) => ({
+      url: `${variant.url}/api/gen/generate`,
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: createBody,
+    });
+    const read = (variant) => ({ url: variant.url, requests: cyclingRequests(variant.statusPaths, auth) });
+    for (const variant of variants) {
+      await warmUp(read(variant));
+      await warmUp(post(variant));
+      await settled(variant.dbPath);
+    }
+
+    const runs = Object.fromEntries(variants.map((variant) => [variant.name, { reads: [], creates: [] }]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const variant of variants) {
+        const reads = await scrapedDuring(variant.metricsUrl, () =>
+          load(`${variant.name} status reads`, read(variant)),
+        );
+        runs[variant.name].reads.push(reads);
+      }
+      for (const variant of variants) {
+        const creates = await scrapedDuring(variant.metricsUrl, () =>
+          load(`${variant.name} creates`, post(variant)),
+        );
+        runs[variant.name].creates.push(creates);
+        await settled(variant.dbPath);
+      }
+    }
+
+    const ratios = (name, kind) =>
+      runs[name][kind].map((row, round) => row.requestsPerSecond / runs.off[kind][round].requestsPerSecond);
+    const rows = [["", "status reads/s", "vs off", "creates/s", "vs off", "p99 read ms", "p99 create ms"]];
+    for (const { name } of variants) {
+      const pick = (kind, key) => median(runs[name][kind].map((row) => row[key]));
+      rows.push([
+        name,
+        String(pick("reads", "requestsPerSecond")),
+        `${(median(ratios(name, "reads")) * 100).toFixed(1)}%`,
+        String(pick("creates", "requestsPerSecond")),
+        `${(median(ratios(name, "creates")) * 100).toFixed(1)}%`,
+        String(pick("reads", "p99")),
+        String(pick("creates", "p99")),
+      ]);
+    }
+    console.log(`\n${textTable(rows)}`);
+    console.log(
+      `(medians of ${ROUNDS} rounds; "vs off" is the median of each round's ratio to off; ${sink.exports()} trace exports received)`,
+    );
+    const failures = [];
+    for (const kind of ["reads", "creates"]) {
+      const cost = 1 - median(ratios("metrics", kind));
+      if (cost > MAX_METRICS_COST)
+        failures.push(`metrics cost ${(cost * 100).toFixed(1)}% of ${kind} (target <= 3%)`);
+    }
+    const errors = Object.values(runs)
+      .flatMap((kinds) => [...kinds.reads, ...kinds.creates])
+      .some((row) => row.non2xx || row.errors);
+    if (errors) failures.push("some requests failed");
+    if (failures.length > 0) {
+      console.log(`MISSED: ${failures.join("; ")}`);
+      process.exitCode = 1;
+    } else {
+      console.log("met: metrics cost at most 3% of status reads and of creates");
+    }
+  } finally {
+    for (const variant of variants) await variant.stop();
+    await sink.close();
+  }
+}
+
+await main();
