@@ -222,7 +222,7 @@ describe.skipIf(!postgresTestable())(
       // Five attempts 30 s of service time apart: four real seconds at 30x.
       await reloadUntil(
         onA,
-        (text) => text.includes("5 attempt(s)") && text.includes("HTTP 500"),
+        (text) => text.includes("5 attempts") && text.includes("HTTP 500"),
         "five refused attempts",
       );
       const refused = receiver.received.length;

@@ -121,7 +121,7 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Rotate key" }).click();
     const fresh = await page.locator("#new-key").inputValue();
     expect(fresh).not.toBe(old);
-    expect(await page.locator(`#${await keyRowId(page, old)}`).textContent()).toContain("expiring");
+    expect(await page.locator(`#${await keyRowId(page, old)}`).textContent()).toContain("expires soon");
 
     // One hour of service time is six real seconds at 600x.
     expect(await accountStatus(old)).toBe(200);
@@ -195,7 +195,7 @@ describe("the dashboard in Chromium", () => {
       async () => {
         await page.reload();
         const text = (await page.locator("main").textContent()) ?? "";
-        return text.includes("5 attempt(s)") && text.includes("HTTP 500") ? true : undefined;
+        return text.includes("5 attempts") && text.includes("HTTP 500") ? true : undefined;
       },
       20_000,
       "five refused attempts",

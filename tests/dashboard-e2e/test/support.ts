@@ -115,7 +115,7 @@ export async function keyRowId(page: Page, key: string): Promise<string> {
   const rows = await page.$$eval("tbody tr[id^='key-']", (trs) =>
     trs.map((tr) => ({
       id: tr.id,
-      prefix: (tr.querySelector("td.mono")?.textContent ?? "").replace("…", ""),
+      prefix: (tr.querySelector("td[data-prefix]")?.textContent ?? "").replace("…", ""),
     })),
   );
   const row = rows.find((r) => r.prefix.length > 6 && key.startsWith(r.prefix));

@@ -32,6 +32,8 @@ table { border-collapse: collapse; width: 100%; font-size: 0.93rem; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 .table-wrap { overflow-x: auto; }
+/* Focusable, so a table wider than a phone scrolls with the keyboard too. */
+.table-wrap:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { background: var(--panel); border: 1px solid var(--line); padding: 10px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 pre.excerpt { max-height: 12em; max-width: 40em; overflow-y: auto; margin: 4px 0 0; }
@@ -42,7 +44,10 @@ button.danger { background: var(--bad); border-color: var(--bad); color: var(--b
 input, select { font: inherit; padding: 5px 8px; border: 1px solid var(--muted); border-radius: 6px; background: var(--bg); color: var(--fg); max-width: 100%; }
 form.inline { display: inline; }
 .filters { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: end; margin-bottom: 14px; }
-.filters label, .stack label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; color: var(--muted); }
+.filters label, .stack > label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; color: var(--muted); }
+/* A radio or checkbox sits before its words, on one line (not stacked like a text field's label). */
+fieldset.choices label { display: flex; flex-direction: row; align-items: center; gap: 8px; padding: 2px 0; }
+fieldset.choices input { margin: 0; }
 .stack { display: flex; flex-direction: column; gap: 10px; max-width: 520px; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 0.85em; border: 1px solid currentColor; }
@@ -50,6 +55,9 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; }
 .state-failed, .state-revoked, .state-expired { color: var(--bad); }
 .state-queued, .state-processing, .state-pending, .state-expiring { color: var(--warn); }
 .muted { color: var(--muted); }
+.clock-note { margin: 0; padding: 6px 20px; border-bottom: 1px solid var(--line); color: var(--warn); font-size: 0.9rem; }
+td.prompt { max-width: 28em; overflow-wrap: anywhere; }
+.explain { margin: 4px 0 0; }
 .notice { border: 1px solid var(--accent); background: var(--panel); padding: 12px; border-radius: 6px; margin: 12px 0; }
 .notice.error { border-color: var(--bad); }
 .secret { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; }
@@ -64,9 +72,13 @@ video { max-width: 100%; max-height: 360px; background: #000; }
 .pager { margin-top: 12px; display: flex; gap: 12px; }
 progress { width: 80px; }
 @media (max-width: 640px) {
-  main { padding: 12px; } header.top { padding: 8px 12px; }
+  main { padding: 12px; } header.top { padding: 8px 12px; } .clock-note { padding: 6px 12px; }
   th.optional, td.optional { display: none; }
 }
+`;
+
+/** The tab's icon: a play triangle in the accent blue (every page names it, so no /favicon.ico 404s). */
+export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5fbf"/><path d="M12 9v14l11-7z" fill="#fff"/></svg>
 `;
 
 export const DASHBOARD_JS = `
@@ -91,6 +103,11 @@ if (live && "EventSource" in window) {
   const source = new EventSource(live.dataset.live);
   source.addEventListener("open", () => { if (status) status.textContent = "Live: updates appear as they happen."; });
   source.addEventListener("error", () => { if (status) status.textContent = "Live updates paused; reconnecting…"; });
+  // The header's balance follows the list: a task's charge or refund changes it.
+  source.addEventListener("credits", (event) => {
+    const credits = document.getElementById("credits");
+    if (credits) credits.textContent = JSON.parse(event.data).credits;
+  });
   source.addEventListener("task", (event) => {
     const update = JSON.parse(event.data);
     const template = document.createElement("template");

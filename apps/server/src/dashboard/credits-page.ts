@@ -10,7 +10,7 @@ export function creditsPageBody(balance: number, entries: LedgerEntry[], nextPag
 ${
   entries.length === 0
     ? html`<p class="muted">No entries yet.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Time</th><th scope="col">Entry</th><th scope="col">Credits</th><th scope="col">Task</th></tr></thead><tbody>${entries.map(
+    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Time</th><th scope="col">Entry</th><th scope="col">Credits</th><th scope="col">Task</th></tr></thead><tbody>${entries.map(
         (entry) =>
           html`<tr><td>${formatTime(entry.createdAt)}</td><td>${entry.reason}</td><td>${signedAmount(entry.delta)}</td><td>${
             entry.taskId

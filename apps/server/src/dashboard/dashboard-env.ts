@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
-import { type Html, page, type Viewer } from "./layout.js";
+import { type Html, page, type Section, type Viewer } from "./layout.js";
 import type { ReceiverChecker } from "./receiver-check.js";
 import type { TestEventSender } from "./test-event-sender.js";
 
@@ -51,11 +51,25 @@ export function viewerOf(c: DashboardContext): Viewer {
   return c.get("viewer");
 }
 
-/** The page for a thing that is not there, or is another account's: the same answer. */
-export function notFoundPage(c: DashboardContext) {
+const SECTION_LISTS: Record<Section, { href: string; label: string }> = {
+  tasks: { href: "/dashboard/tasks", label: "All tasks" },
+  keys: { href: "/dashboard/keys", label: "All API keys" },
+  webhooks: { href: "/dashboard/webhooks", label: "Webhooks" },
+  credits: { href: "/dashboard/credits", label: "Credits" },
+};
+
+/** The page for a thing that is not there, or is another account's: the same answer, and the way back. */
+export function notFoundPage(c: DashboardContext, section: Section = "tasks") {
+  const back = SECTION_LISTS[section];
   return render(
     c,
-    page(viewerOf(c), "tasks", "Not found", html`<p>There is nothing here for this account.</p>`),
+    page(
+      viewerOf(c),
+      section,
+      "Not found",
+      html`<p>There is nothing here for this account.</p>
+<p><a href="${back.href}">← ${back.label}</a></p>`,
+    ),
     404,
   );
 }

@@ -39,3 +39,8 @@ export const EXPIRY_CHOICES: readonly { value: string; label: string; ms: number
   { value: "30d", label: "30 days", ms: 30 * 86_400_000 },
   { value: "90d", label: "90 days", ms: 90 * 86_400_000 },
 ];
+
+/** `1 attempt`, `5 attempts`: a count in plain words. */
+export function countOf(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}

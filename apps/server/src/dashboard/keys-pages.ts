@@ -5,10 +5,37 @@ import { EXPIRY_CHOICES, formatDuration, formatTime } from "./format.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { overlapFieldset } from "./webhooks-pages.js";
 
-export function keyState(key: ApiKeySummary, now: number): "revoked" | "expired" | "expiring" | "active" {
+/** A key that stops within this (service time) is badged "expires soon". */
+const EXPIRES_SOON_MS = 24 * 3_600_000;
+
+export type KeyState = "revoked" | "expired" | "expiring" | "active";
+
+export function keyState(key: ApiKeySummary, now: number): KeyState {
   if (key.revokedAt !== null) return "revoked";
-  if (key.expiresAt !== null) return key.expiresAt <= now ? "expired" : "expiring";
-  return "active";
+  if (key.expiresAt === null) return "active";
+  if (key.expiresAt <= now) return "expired";
+  return key.expiresAt - now <= EXPIRES_SOON_MS ? "expiring" : "active";
+}
+
+const STATE_WORDS: Record<KeyState, string> = {
+  revoked: "revoked",
+  expired: "expired",
+  expiring: "expires soon",
+  active: "active",
+};
+
+/** When the key stops, in words: "never", "in 30 d (…)", "ended …"; a revoked key says when it was revoked. */
+function expiryText(key: ApiKeySummary, now: number): string {
+  if (key.revokedAt !== null) return `revoked ${formatTime(key.revokedAt)}`;
+  if (key.expiresAt === null) return "never";
+  if (key.expiresAt <= now) return `ended ${formatTime(key.expiresAt)}`;
+  return `${formatTime(key.expiresAt)} (in ${formatDuration(roundedUp(key.expiresAt - now))})`;
+}
+
+/** A remaining time rounded up to the unit it is said in (29 d 23 h is "30 d" left of a 30-day key). */
+function roundedUp(ms: number): number {
+  for (const unit of [86_400_000, 3_600_000, 60_000]) if (ms > unit) return Math.ceil(ms / unit) * unit;
+  return Math.ceil(ms / 1000) * 1000;
 }
 
 export interface KeysPageData {
@@ -19,8 +46,8 @@ export interface KeysPageData {
   problem?: string;
 }
 
-function keyLabel(key: ApiKeySummary): string {
-  return key.name || "unnamed";
+export function keyLabel(key: Pick<ApiKeySummary, "name">): string {
+  return key.name || "no name";
 }
 
 export function keysPageBody(viewer: Viewer, data: KeysPageData): Html {
@@ -51,18 +78,18 @@ ${csrfField(viewer)}
 <button type="submit">Create key</button>
 </form>
 <h2>Keys</h2>
-<div class="table-wrap"><table>
+<div class="table-wrap" tabindex="0"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">State</th><th scope="col" class="optional">Created</th><th scope="col">Last used</th><th scope="col" class="optional">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${newest.map((key) => {
   const state = keyState(key, data.serviceNow);
   return html`<tr id="key-${key.id}">
 <td>${keyLabel(key)}</td>
-<td class="mono">${key.prefix}…</td>
-<td>${stateBadge(state)}</td>
+<td class="mono" data-prefix>${key.prefix}…</td>
+<td>${stateBadge(state, STATE_WORDS[state])}</td>
 <td class="optional">${formatTime(key.createdAt)}</td>
 <td data-last-used>${key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
-<td class="optional">${formatTime(key.expiresAt ?? key.revokedAt)}</td>
+<td class="optional" data-expires>${expiryText(key, data.serviceNow)}</td>
 <td>${
     state === "active" || state === "expiring"
       ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="skip"> ${keyLabel(key)}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="skip"> ${keyLabel(key)}</span></a>`
@@ -75,8 +102,15 @@ ${newest.map((key) => {
 <p class="muted">"Last used" is recorded at most once a minute per key (service time), so it may lag a little.</p>`;
 }
 
+/** How long a key made by rotating this one lives: as long as this one was made to. */
+function successorLifetime(key: ApiKeySummary): string {
+  return key.expiresAt === null
+    ? "never expires, like this one"
+    : `expires ${formatDuration(roundedUp(key.expiresAt - key.createdAt))} after it is made, as this one was made to`;
+}
+
 export function rotateKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
-  return html`<p>Rotating <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>) creates a new key with the same name. The old key keeps working for the overlap you choose, then is refused.</p>
+  return html`<p>Rotating <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>) creates a new key with the same name, which ${successorLifetime(key)}. The old key keeps working for the overlap you choose, then is refused.</p>
 <form class="stack" method="post" action="/dashboard/keys/${key.id}/rotate">
 ${csrfField(viewer)}
 ${overlapFieldset("Keep the old key working for")}

@@ -1,6 +1,7 @@
 /** The page shell every dashboard page shares: head, navigation, account menu. */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { formatTime } from "./format.js";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -11,6 +12,8 @@ export interface Viewer {
   name: string;
   credits: number;
   csrfToken: string;
+  /** The service clock as the page was made: GENVIDEO_TIME_SCALE and the service time now. */
+  clock: { scale: number; serviceNow: number; wallNow: number };
 }
 
 const SECTIONS: readonly { id: Section; label: string; href: string }[] = [
@@ -28,6 +31,7 @@ function head(title: string): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${title} · genvideo dashboard</title>
+<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/assets/app.css">
 <script src="/dashboard/assets/app.js" defer></script>
 </head>`;
@@ -53,17 +57,27 @@ export function page(viewer: Viewer, section: Section, title: string, body: Html
     </ul>
   </nav>
   <div class="account">
-    <span>Account <strong>${viewer.name}</strong> · ${viewer.credits} credits</span>
+    <span>Account <strong>${viewer.name}</strong> · <span id="credits" data-credits>${viewer.credits}</span> credits</span>
     <form class="inline" method="post" action="/dashboard/sign-out">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
     <form class="inline" method="post" action="/dashboard/sign-out-everywhere">${csrfField(viewer)}<button class="secondary" type="submit">Sign out everywhere</button></form>
   </div>
 </header>
+${clockNote(viewer.clock)}
 <main id="main">
 <h1>${title}</h1>
 ${body}
 </main>
 </body>
 </html>`;
+}
+
+/**
+ * Under GENVIDEO_TIME_SCALE the service clock runs ahead of the wall clock:
+ * every page says so, with both clocks' time now, so that no time surprises.
+ */
+function clockNote(clock: Viewer["clock"]): Html | string {
+  if (clock.scale === 1) return "";
+  return html`<p class="clock-note" role="note">Service time runs <strong>${clock.scale}×</strong> as fast as real time (<code>GENVIDEO_TIME_SCALE=${clock.scale}</code>). Every time on these pages is service time: now ${formatTime(clock.serviceNow)} (wall clock ${formatTime(clock.wallNow)}).</p>`;
 }
 
 /** A page for someone not signed in (sign-in, refusals). */

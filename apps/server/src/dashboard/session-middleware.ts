@@ -10,10 +10,15 @@ import { formField } from "./dashboard-env.js";
 import { csrfTokenMatches, csrfTokenOf, isWrite } from "./security.js";
 import { tokenHash } from "./sessions.js";
 
-const PUBLIC_PATHS = new Set(["/dashboard/sign-in", "/dashboard/assets/app.css", "/dashboard/assets/app.js"]);
+const PUBLIC_PATHS = new Set([
+  "/dashboard/sign-in",
+  "/dashboard/assets/app.css",
+  "/dashboard/assets/app.js",
+  "/dashboard/assets/favicon.svg",
+]);
 
 export function sessionMiddleware(
-  services: Pick<DashboardServices, "queries" | "wallNow" | "cookie">,
+  services: Pick<DashboardServices, "queries" | "wallNow" | "serviceNow" | "timeScale" | "cookie">,
 ): MiddlewareHandler<DashboardEnv> {
   return async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
@@ -29,7 +34,12 @@ export function sessionMiddleware(
       const presented = c.req.header("x-csrf-token") ?? (await formField(c, "_csrf"));
       if (!csrfTokenMatches(token, presented)) return c.text("Refused: missing or wrong CSRF token.", 403);
     }
-    c.set("viewer", { ...account, csrfToken: csrfTokenOf(token) });
+    const clock = {
+      scale: services.timeScale,
+      serviceNow: services.serviceNow(),
+      wallNow: services.wallNow(),
+    };
+    c.set("viewer", { ...account, csrfToken: csrfTokenOf(token), clock });
     c.set("sessionHash", tokenHash(token));
     return next();
   };

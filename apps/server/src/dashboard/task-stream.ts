@@ -3,7 +3,8 @@
  * process sees every write there, so a browser connected to any of them gets
  * every change): tasks created since the newest row shown (first page only)
  * and the shown rows that have not ended, and sends each changed row as
- * server-rendered HTML. A stream ends after `STREAM_LIFETIME_MS`; the
+ * server-rendered HTML, and the account's balance whenever it changes (the
+ * header shows it: a task's charge or refund moves it). A stream ends after `STREAM_LIFETIME_MS`; the
  * browser's EventSource reconnects on its own.
  *
  * A task's `created_at` is taken before its transaction commits, by whichever
@@ -43,6 +44,8 @@ export async function liveTaskStream(stream: SSEStreamingApi, options: LiveTaskS
   const watched = new Set(options.watch.slice(0, MAX_WATCHED));
   const sent = new Map<string, string>();
   let since = options.since;
+  /** The balance last sent (none yet: the first poll sends it). */
+  let credits: number | undefined;
   /** Tasks sent from the look-back window: id → created_at. */
   const recent = new Map<string, number>();
   /** No task created before this is looked for again (the window's forgotten part). */
@@ -86,6 +89,11 @@ export async function liveTaskStream(stream: SSEStreamingApi, options: LiveTaskS
     for (const task of await queries.tasksByIds(accountId, [...watched])) {
       if (sent.get(task.id) !== signature(task)) await send(task, "replace");
       if (ended(task)) watched.delete(task.id);
+    }
+    const balance = await queries.accountCredits(accountId);
+    if (balance !== undefined && balance !== credits) {
+      credits = balance;
+      await stream.writeSSE({ event: "credits", data: JSON.stringify({ credits }) });
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, options.intervalMs);

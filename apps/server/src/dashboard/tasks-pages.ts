@@ -3,7 +3,7 @@ import type { LedgerEntry, TaskRecord, TaskState, WebhookEventWithAttempts } fro
 import { FAILURE_CODES, TASK_STATUSES } from "@genvideo/schema";
 import { html } from "hono/html";
 import type { Cursor, TaskFilter, TaskSummary } from "../store/dashboard-queries.js";
-import { formatTime, isoTime, signedAmount } from "./format.js";
+import { countOf, formatTime, isoTime, signedAmount } from "./format.js";
 import { decodeCursor, nextPageHref } from "./keyset-page.js";
 import { csrfField, type Html, stateBadge, type Viewer } from "./layout.js";
 import { webhookEventsTable } from "./webhooks-pages.js";
@@ -78,6 +78,7 @@ export function taskRow(task: TaskSummary): Html {
   const label = task.state === "failed" && task.failureCode ? `failed: ${task.failureCode}` : task.state;
   return html`<tr id="task-${task.id}" data-state="${task.state}">
 <td><a class="mono" href="/dashboard/tasks/${task.id}">${task.id}</a></td>
+<td class="prompt">${task.promptPreview ?? html`<span class="muted">(request with images)</span>`}</td>
 <td>${stateBadge(task.state, label)}</td>
 <td>${progressCell(task)}</td>
 <td class="optional">${task.modelType}</td>
@@ -106,10 +107,10 @@ export function taskListBody(query: TaskListQuery, tasks: TaskSummary[], liveUrl
 </form>
 ${query.problem ? html`<p class="notice error" role="alert">Filter not applied: ${query.problem}.</p>` : ""}
 <p id="live-status" class="muted" aria-live="polite">${query.cursor ? "Older tasks: this page updates the rows it shows." : "New tasks appear here as they are created."}</p>
-<div class="table-wrap">
+<div class="table-wrap" tabindex="0">
 <table>
 <caption class="skip">Tasks, newest first</caption>
-<thead><tr><th scope="col">Task</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col" class="optional">Model</th><th scope="col" class="optional">Credits</th><th scope="col">Created</th></tr></thead>
+<thead><tr><th scope="col">Task</th><th scope="col">Prompt</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col" class="optional">Model</th><th scope="col" class="optional">Credits</th><th scope="col">Created (service time)</th></tr></thead>
 <tbody data-live="${liveUrl}">
 ${tasks.map(taskRow)}
 </tbody>
@@ -162,7 +163,25 @@ export interface TaskPageData {
   serviceNow: number;
 }
 
-function timeline(task: TaskRecord): Html {
+const FAILURE_MEANINGS: Record<string, string> = {
+  UNSAFE_CONTENT: "The prompt or an image was refused as unsafe content.",
+  TIMEOUT: "The task did not finish within its 10 minutes (service time) and timed out.",
+  GENERATION_FAILED: "Generation failed on the service's side.",
+};
+
+/** What a failure code means, and what happened to the task's credits, in one line. */
+export function failureExplanation(task: TaskRecord, ledger: readonly LedgerEntry[]): string {
+  const meaning = FAILURE_MEANINGS[task.failureCode ?? ""] ?? "The task failed.";
+  const cost = `The ${countOf(task.cost, "credit")} it cost ${task.cost === 1 ? "was" : "were"}`;
+  if (task.failureCode === "UNSAFE_CONTENT")
+    return `${meaning} ${cost} kept: unsafe content is not refunded.`;
+  const refund = ledger.find((entry) => entry.reason === "refund");
+  return refund
+    ? `${meaning} ${cost} refunded: ledger entry refund ${signedAmount(refund.delta)} at ${formatTime(refund.createdAt)}.`
+    : `${meaning} ${cost} not refunded yet.`;
+}
+
+function timeline(task: TaskRecord, ledger: readonly LedgerEntry[]): Html {
   const steps: Html[] = [html`<li><strong>Queued</strong> · ${formatTime(task.createdAt)}</li>`];
   if (task.startedAt !== null) {
     const progress = task.state === "processing" ? html` · ${task.progress}% so far` : "";
@@ -172,7 +191,8 @@ function timeline(task: TaskRecord): Html {
     steps.push(html`<li>${stateBadge("completed")} · ${formatTime(task.completedAt)}</li>`);
   else if (task.state === "failed")
     steps.push(
-      html`<li>${stateBadge("failed", `failed: ${task.failureCode ?? "unknown"}`)} · ${formatTime(task.completedAt)}</li>`,
+      html`<li>${stateBadge("failed", `failed: ${task.failureCode ?? "unknown"}`)} · ${formatTime(task.completedAt)}
+<p class="explain" data-failure-explained>${failureExplanation(task, ledger)}</p></li>`,
     );
   else
     steps.push(
@@ -189,7 +209,7 @@ export function taskPageBody(viewer: Viewer, data: TaskPageData): Html {
   return html`<p><a href="/dashboard/tasks">← All tasks</a></p>
 <p class="mono">${task.id}</p>
 <h2>Timeline</h2>
-${timeline(task)}
+${timeline(task, data.ledger)}
 ${
   data.videoUrl
     ? html`<h2>Video</h2><video controls preload="metadata" src="${data.videoUrl}" aria-label="Generated video"></video>`

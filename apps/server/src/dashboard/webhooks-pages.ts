@@ -2,7 +2,7 @@
 import type { WebhookEventWithAttempts } from "@genvideo/engine";
 import { html } from "hono/html";
 import type { TestEventRecord } from "../store/dashboard-queries.js";
-import { formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
+import { countOf, formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { receiverCheckForm } from "./receiver-check-page.js";
 
@@ -92,7 +92,7 @@ export function webhookEventsTable(events: LoggedEvent[], viewer?: Viewer): Html
     ) => html`<section class="card" aria-label="${event.test ? "Test event" : "Delivery"} ${event.id}"${event.test ? html` data-test-event` : ""}>
 <p>${stateBadge(event.state)} <span class="mono">${event.id}</span> → <span class="mono">${event.url}</span>
 ${viewer ? eventSubject(event) : ""}</p>
-<p class="muted">Created ${formatTime(event.createdAt)} · ${event.attemptCount} attempt(s)${
+<p class="muted">Created ${formatTime(event.createdAt)} · ${countOf(event.attemptCount, "attempt")}${
       event.state === "pending" && event.nextAttemptAt !== null
         ? html` · next attempt ${formatTime(event.nextAttemptAt)}`
         : ""
@@ -100,7 +100,7 @@ ${viewer ? eventSubject(event) : ""}</p>
 ${
   event.attempts.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
+    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
         (attempt) =>
           html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${responseExcerpt(attempt)}</td></tr>`,
       )}</tbody></table></div>`
@@ -111,13 +111,16 @@ ${viewer ? eventAction(event, viewer) : ""}
 }
 
 export function overlapFieldset(legend: string): Html {
-  return html`<fieldset><legend>${legend}</legend>
+  return html`<fieldset class="choices"><legend>${legend}</legend>
 ${OVERLAP_CHOICES.map(
   (choice, index) =>
-    html`<label><input type="radio" name="overlap" value="${choice.value}"${index === 2 ? html` checked` : ""}> ${choice.label}</label><br>`,
+    html`<label><input type="radio" name="overlap" value="${choice.value}"${index === 2 ? html` checked` : ""}> ${choice.label}</label>`,
 )}
 </fieldset>`;
 }
+
+/** Said under a test event the callback rules refused: how to allow local receivers while developing. */
+const insecureCallbacksHint = html`<p class="notice" role="note">Test events follow the rules of task callbacks: <code>https:</code> to a public address. For local development, start the server with <code>GENVIDEO_ALLOW_INSECURE_CALLBACKS=1</code> to allow <code>http:</code> and loopback or private receivers.</p>`;
 
 export interface WebhooksPageData {
   secrets: SecretTimes[];
@@ -128,6 +131,8 @@ export interface WebhooksPageData {
   overlapMs?: number;
   /** The test event just sent (it heads the delivery log too). */
   testOutcome?: TestEventOutcome;
+  /** The URL typed for a test event that was not sent: kept in the field. */
+  testUrl?: string;
   problem?: string;
 }
 
@@ -150,7 +155,7 @@ ${
 }
 <h2>Signing secret</h2>
 <p>Webhooks are signed per Standard Webhooks. During a rotation's overlap every webhook carries one signature per live secret in <code>webhook-signature</code>, so receivers on either secret verify it.</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Secret</th><th scope="col">Created</th><th scope="col">Signs until</th></tr></thead><tbody>
+<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Secret</th><th scope="col">Created</th><th scope="col">Signs until</th></tr></thead><tbody>
 ${data.secrets.map(
   (secret) =>
     html`<tr><td class="mono">${secret.id.slice(0, 8)}</td><td>${formatTime(secret.createdAt)}</td><td>${
@@ -162,7 +167,7 @@ ${data.secrets.map(
     }</td></tr>`,
 )}
 </tbody></table></div>
-<p class="muted">${live.length} secret(s) sign webhooks now.</p>
+<p class="muted">${live.length === 1 ? "1 secret signs" : `${live.length} secrets sign`} webhooks now.</p>
 <form class="stack" method="post" action="/dashboard/webhooks/rotate-secret">
 ${csrfField(viewer)}
 ${overlapFieldset("Keep the current secret signing for")}
@@ -174,14 +179,18 @@ ${receiverCheckForm(viewer)}
 <p>A signed test event (<code>task_id</code> all zeros) goes to the URL once, under the same rules as task callbacks, and is kept in the delivery log, marked as a test. It is not retried.</p>
 <form class="stack" method="post" action="/dashboard/webhooks/test">
 ${csrfField(viewer)}
-<label>Receiver URL <input type="url" name="url" required placeholder="https://example.com/webhooks/genvideo"></label>
+<label>Receiver URL <input type="url" name="url" required placeholder="https://example.com/webhooks/genvideo" value="${data.testOutcome?.url ?? data.testUrl ?? ""}"></label>
 <div><button type="submit">Send a signed test event</button></div>
 </form>
 ${
   data.testOutcome
     ? html`<p class="notice${data.testOutcome.ok ? "" : " error"}" role="status">Test event to <span class="mono">${data.testOutcome.url}</span>: ${
         data.testOutcome.statusCode !== null ? `HTTP ${data.testOutcome.statusCode}` : "no response"
-      }${data.testOutcome.error ? ` (${data.testOutcome.error})` : ""} in ${data.testOutcome.durationMs} ms.</p>`
+      }${data.testOutcome.error ? ` (${data.testOutcome.error})` : ""} in ${data.testOutcome.durationMs} ms.</p>${
+        /^refused (url: not https|address |host )/.test(data.testOutcome.error ?? "")
+          ? insecureCallbacksHint
+          : ""
+      }`
     : ""
 }
 

@@ -39,7 +39,12 @@ export interface TaskSummary {
   createdAt: number;
   updatedAt: number;
   completedAt: number | null;
+  /** The start of the prompt (`PROMPT_PREVIEW_CHARS`); null when the request is stored apart (it has images) or has none. */
+  promptPreview: string | null;
 }
+
+/** How much of a prompt a row of the task list shows. */
+export const PROMPT_PREVIEW_CHARS = 80;
 
 const TASK_SUMMARY_COLUMNS = [
   "id",
@@ -52,6 +57,8 @@ const TASK_SUMMARY_COLUMNS = [
   "created_at",
   "updated_at",
   "completed_at",
+  // Only small requests are in the row (INLINE_REQUEST_BYTES): at most 2 KiB a row.
+  "request",
 ] as const;
 
 type SummaryRow = Pick<Selectable<TasksTable>, (typeof TASK_SUMMARY_COLUMNS)[number]>;
@@ -71,7 +78,20 @@ function taskSummary(row: SummaryRow): TaskSummary {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     completedAt: nullableNumber(row.completed_at),
+    promptPreview: promptPreview(row.request),
   };
+}
+
+function promptPreview(request: string | null): string | null {
+  if (request === null) return null;
+  try {
+    const prompt = (JSON.parse(request) as { prompt?: unknown }).prompt;
+    if (typeof prompt !== "string") return null;
+    const text = prompt.trim().replace(/\s+/g, " ");
+    return text.length > PROMPT_PREVIEW_CHARS ? `${text.slice(0, PROMPT_PREVIEW_CHARS - 1)}…` : text;
+  } catch {
+    return null;
+  }
 }
 
 /** A test event sent from the dashboard, with its one attempt (sent once, never retried). */
@@ -197,6 +217,16 @@ export class DashboardQueries {
       .where("dashboard_sessions.expires_at", ">", now)
       .executeTakeFirst();
     return row && { accountId: row.id, name: row.name, credits: Number(row.credits) };
+  }
+
+  /** The account's balance now (the header of a live list follows it). */
+  async accountCredits(accountId: string): Promise<number | undefined> {
+    const row = await this.#db
+      .selectFrom("accounts")
+      .select("credits")
+      .where("id", "=", accountId)
+      .executeTakeFirst();
+    return row && Number(row.credits);
   }
 
   async deleteSession(tokenHash: string): Promise<void> {

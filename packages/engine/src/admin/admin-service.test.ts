@@ -79,3 +79,29 @@ describe("accounts and credits", () => {
     await expect(service.revokeApiKey("nope")).rejects.toThrow(/no API key/);
   });
 });
+
+describe("key names and lifetimes", () => {
+  it("names the key the first start creates", async () => {
+    const service = admin();
+    const first = await service.bootstrap();
+    expect((await service.listApiKeys(first.account.id)).map((key) => key.name)).toEqual(["first start"]);
+  });
+
+  it("gives a rotated key the lifetime the old one was made with; a key without expiry stays without", async () => {
+    const clock = manualClock();
+    const service = createAdminService(createMemoryStore(), clock);
+    const { account } = await service.bootstrap();
+    const thirtyDays = 30 * 86_400_000;
+    const made = await service.createApiKey(account.id, {
+      name: "monthly",
+      expiresAt: clock.now() + thirtyDays,
+    });
+    clock.advance(86_400_000);
+    const rotated = await service.rotateApiKey(made.apiKey.id, 3_600_000);
+    expect(rotated.apiKey.expiresAt).toBe(clock.now() + thirtyDays);
+    expect(rotated.previous.expiresAt).toBe(clock.now() + 3_600_000);
+
+    const forever = await service.createApiKey(account.id, { name: "forever" });
+    expect((await service.rotateApiKey(forever.apiKey.id, 0)).apiKey.expiresAt).toBeNull();
+  });
+});

@@ -107,6 +107,9 @@ function summary({ hash: _hash, ...rest }: ApiKeyRecord): ApiKeySummary {
 }
 
 /** A key name as stored: trimmed, printable, at most `API_KEY_NAME_MAX` characters. */
+/** The name of the key the first start creates (and prints). */
+export const BOOTSTRAP_KEY_NAME = "first start";
+
 function keyName(name: string | undefined): string {
   const trimmed = (name ?? "").trim();
   if (trimmed.length > API_KEY_NAME_MAX)
@@ -234,7 +237,12 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
         const now = clock.now();
         const expiresAt = Math.min(previous.expiresAt ?? Number.POSITIVE_INFINITY, now + overlapMs);
         await tx.updateApiKey(keyId, { expiresAt });
-        const created = await insertKey(tx, previous.accountId, key, now, { name: previous.name });
+        // The new key lives as long as the old one was made to (a 30-day key's successor expires in 30 days).
+        const lifetime = previous.expiresAt === null ? null : previous.expiresAt - previous.createdAt;
+        const created = await insertKey(tx, previous.accountId, key, now, {
+          name: previous.name,
+          expiresAt: lifetime === null || lifetime <= 0 ? null : now + lifetime,
+        });
         return { key, apiKey: summary(created), previous: summary({ ...previous, expiresAt }) };
       });
     },
@@ -280,7 +288,7 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
             webhookSecret,
             now,
           );
-          await insertKey(tx, account.id, apiKey, now);
+          await insertKey(tx, account.id, apiKey, now, { name: BOOTSTRAP_KEY_NAME });
           return { created: true, account, apiKey, webhookSecret };
         }
         // Later starts: a supplied key or secret is made to work (scripted setups

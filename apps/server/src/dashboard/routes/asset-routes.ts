@@ -1,6 +1,6 @@
-/** The dashboard's one stylesheet and one script (no inline code: the CSP forbids it). */
+/** The dashboard's one stylesheet, one script and its icon (no inline code: the CSP forbids it). */
 import { Hono } from "hono";
-import { DASHBOARD_CSS, DASHBOARD_JS } from "../assets.js";
+import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "../assets.js";
 import type { DashboardEnv } from "../dashboard-env.js";
 
 export function assetRoutes(): Hono<DashboardEnv> {
@@ -12,6 +12,10 @@ export function assetRoutes(): Hono<DashboardEnv> {
   app.get("/app.js", (c) => {
     c.header("Cache-Control", "no-cache");
     return c.body(DASHBOARD_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+  app.get("/favicon.svg", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.body(DASHBOARD_FAVICON, 200, { "Content-Type": "image/svg+xml" });
   });
   return app;
 }

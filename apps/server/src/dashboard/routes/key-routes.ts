@@ -79,13 +79,13 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
 
   app.get("/:id/rotate", async (c) => {
     const key = await ownKey(c);
-    if (!key || key.revokedAt !== null) return notFoundPage(c);
+    if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
     return render(c, page(viewerOf(c), "keys", "Rotate a key", rotateKeyBody(viewerOf(c), key)));
   });
 
   app.post("/:id/rotate", async (c) => {
     const key = await ownKey(c);
-    if (!key) return notFoundPage(c);
+    if (!key) return notFoundPage(c, "keys");
     const overlapValue = await formField(c, "overlap");
     const overlap = OVERLAP_CHOICES.find((choice) => choice.value === overlapValue);
     if (!overlap) return keysPage(c, { problem: "Choose an overlap from the list." }, 400);
@@ -107,13 +107,13 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
 
   app.get("/:id/revoke", async (c) => {
     const key = await ownKey(c);
-    if (!key || key.revokedAt !== null) return notFoundPage(c);
+    if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
     return render(c, page(viewerOf(c), "keys", "Revoke a key", revokeKeyBody(viewerOf(c), key)));
   });
 
   app.post("/:id/revoke", async (c) => {
     const key = await ownKey(c);
-    if (!key) return notFoundPage(c);
+    if (!key) return notFoundPage(c, "keys");
     await admin.revokeApiKey(key.id);
     logger.info({ accountId: key.accountId, keyId: key.id }, "dashboard revoked an API key");
     return keysPage(c, {

@@ -18,7 +18,7 @@ import {
   webhooksPageBody,
 } from "../webhooks-pages.js";
 
-type PageExtras = Pick<WebhooksPageData, "newSecret" | "overlapMs" | "testOutcome" | "problem">;
+type PageExtras = Pick<WebhooksPageData, "newSecret" | "overlapMs" | "testOutcome" | "testUrl" | "problem">;
 
 /** Mounted at /dashboard/webhooks. */
 export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
@@ -70,7 +70,7 @@ export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
     const url = (await formField(c, "url"))?.trim() ?? "";
     const parsed = URL.canParse(url) ? new URL(url) : undefined;
     if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:"))
-      return webhooksPage(c, { problem: "The test event needs an http(s) URL." }, 400);
+      return webhooksPage(c, { problem: "The test event needs an http(s) URL.", testUrl: url }, 400);
     const testOutcome = await services.testEvents.send(viewerOf(c).accountId, parsed);
     return webhooksPage(c, { testOutcome });
   });

@@ -1,0 +1,114 @@
+/**
+ * The layout check every dashboard page passes, at desktop and phone widths,
+ * on element boxes (not pixels): each form control sits next to the words of
+ * its label, no two controls overlap, and nothing reaches past the viewport
+ * except inside a container that scrolls sideways on its own (wide tables, code).
+ */
+import type { Page } from "playwright-core";
+
+/** How far (CSS px) a control may be from its label's words. */
+const NEXT_TO = 24;
+
+export const VIEWPORTS = {
+  desktop: { width: 1100, height: 760 },
+  phone: { width: 390, height: 800 },
+} as const;
+
+/** What is wrong with the open page's layout, one line each; empty when nothing is. */
+export async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate((nextTo) => {
+    const problems: string[] = [];
+    const visible = (element: Element) => {
+      const box = element.getBoundingClientRect();
+      const style = getComputedStyle(element);
+      return box.width > 0 && box.height > 0 && style.visibility !== "hidden" && !element.closest(".skip");
+    };
+    const name = (element: Element) =>
+      `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${
+        element.getAttribute("name") ? `[name=${element.getAttribute("name")}]` : ""
+      }${element.getAttribute("value") && element.getAttribute("type") === "radio" ? `[value=${element.getAttribute("value")}]` : ""} "${(element.textContent ?? "").trim().slice(0, 30)}"`;
+    /** The box of a label's own words (its text, not the control inside it). */
+    const wordsBox = (label: HTMLLabelElement): DOMRect | undefined => {
+      const range = document.createRange();
+      let box: DOMRect | undefined;
+      const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent?.trim()) continue;
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect();
+        if (r.width === 0) continue;
+        box = box
+          ? new DOMRect(
+              Math.min(box.left, r.left),
+              Math.min(box.top, r.top),
+              Math.max(box.right, r.right) - Math.min(box.left, r.left),
+              Math.max(box.bottom, r.bottom) - Math.min(box.top, r.top),
+            )
+          : r;
+      }
+      return box;
+    };
+    const gap = (a: DOMRect, b: DOMRect) =>
+      Math.max(0, a.left - b.right, b.left - a.right, a.top - b.bottom, b.top - a.bottom);
+
+    const controls = [...document.querySelectorAll("input:not([type=hidden]), select, textarea")].filter(
+      visible,
+    ) as (HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement)[];
+    for (const control of controls) {
+      const label = control.labels?.[0];
+      if (!label) {
+        if (!control.getAttribute("aria-label")) problems.push(`${name(control)} has no label`);
+        continue;
+      }
+      const words = wordsBox(label);
+      if (!words) continue;
+      const box = control.getBoundingClientRect();
+      const distance = gap(box, words);
+      if (distance > nextTo) problems.push(`${name(control)} is ${Math.round(distance)}px from its label`);
+      const inline =
+        control instanceof HTMLInputElement && (control.type === "radio" || control.type === "checkbox");
+      if (inline) {
+        const middle = (box.top + box.bottom) / 2;
+        if (middle < words.top || middle > words.bottom || box.left > words.left)
+          problems.push(`${name(control)} is not on the line before its words`);
+      }
+    }
+
+    const inScroller = (element: Element) => {
+      for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+        const overflow = getComputedStyle(node).overflowX;
+        if (overflow === "auto" || overflow === "scroll") return true;
+      }
+      return false;
+    };
+    if (document.documentElement.scrollWidth > window.innerWidth + 1)
+      problems.push(
+        `the page is ${document.documentElement.scrollWidth}px wide in a ${window.innerWidth}px viewport`,
+      );
+    const boxed = [...document.querySelectorAll("main *, header *")].filter(visible);
+    for (const element of boxed) {
+      if (inScroller(element)) continue;
+      const box = element.getBoundingClientRect();
+      if (box.right > window.innerWidth + 1 || box.left < -1)
+        problems.push(
+          `${name(element)} overflows the viewport (${Math.round(box.left)}..${Math.round(box.right)})`,
+        );
+    }
+
+    const interactive = [
+      ...document.querySelectorAll("a, button, input:not([type=hidden]), select, textarea, video, progress"),
+    ].filter(visible);
+    for (let i = 0; i < interactive.length; i++)
+      for (let j = i + 1; j < interactive.length; j++) {
+        const a = interactive[i]!;
+        const b = interactive[j]!;
+        if (a.contains(b) || b.contains(a)) continue;
+        const p = a.getBoundingClientRect();
+        const q = b.getBoundingClientRect();
+        const overlapX = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+        const overlapY = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (overlapX > 1 && overlapY > 1) problems.push(`${name(a)} overlaps ${name(b)}`);
+      }
+    return problems;
+  }, NEXT_TO);
+}
