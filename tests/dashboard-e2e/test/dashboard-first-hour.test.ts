@@ -110,7 +110,7 @@ describe("the dashboard's first hour", () => {
     ];
     for (const { prompt, says } of cases) {
       const { task_id } = await sdk().createTask({ prompt });
-      await expect(sdk().pollUntilDone(task_id, { intervalMs: 100 })).rejects.toThrow(/failed/);
+      await expect(sdk().pollUntilDone(task_id, { interval: 100 })).rejects.toThrow(/failed/);
       await visit(`task-${prompt.split(" ")[0]}`, `/dashboard/tasks/${task_id}`);
       expect(await page.locator("[data-failure-explained]").textContent()).toMatch(says);
     }
@@ -186,6 +186,7 @@ describe("the dashboard's first hour", () => {
         if (url.includes("/keys/")) {
           const action = url.endsWith("/rotate") ? "rotate" : "revoke";
           await page.locator(`tbody a[href$="/${action}"]`).first().click();
+          await page.waitForURL(new RegExp(`/${action}$`));
         }
         expect(await layoutProblems(page), `${name} at ${viewportName}`).toEqual([]);
         await audit(page, `${name}-${viewportName}`, { screenshot: false });

@@ -16,6 +16,8 @@ export const VIEWPORTS = {
 
 /** What is wrong with the open page's layout, one line each; empty when nothing is. */
 export async function layoutProblems(page: Page): Promise<string[]> {
+  // Boxes measured before the stylesheet applies are not the page's layout.
+  await page.waitForLoadState("load");
   return page.evaluate((nextTo) => {
     const problems: string[] = [];
     const visible = (element: Element) => {
