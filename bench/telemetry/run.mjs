@@ -75,12 +75,14 @@ async function scrapedDuring(metricsUrl, work) {
         () => undefined,
       );
   }, 1000);
+  let result;
   try {
-    return await work();
+    result = await work();
   } finally {
     clearInterval(timer);
-    if (scrapes === 0) throw new Error(`no scrape of ${metricsUrl} succeeded`);
   }
+  if (scrapes === 0) throw new Error(`no scrape of ${metricsUrl} succeeded`);
+  return result;
 }
 
 async function startVariant(name, extraEnv) {
