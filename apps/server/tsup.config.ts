@@ -1,4 +1,24 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { genvideoBuild } from "../../tsup.shared.ts";
+
+/**
+ * The /docs renderer: Scalar's self-contained browser bundle, copied into dist/ with its licence, so
+ * the published server serves it without depending on Scalar's package (and its build tool chain).
+ */
+function copyDocsRenderer(): void {
+  const require = createRequire(import.meta.url);
+  const main = require.resolve("@scalar/api-reference");
+  const manifest = JSON.parse(readFileSync(join(dirname(main), "../package.json"), "utf8"));
+  mkdirSync("dist/docs-renderer", { recursive: true });
+  copyFileSync(join(dirname(main), "browser/standalone.js"), "dist/docs-renderer/scalar.js");
+  writeFileSync(
+    "dist/docs-renderer/LICENSE.txt",
+    `scalar.js is the browser bundle of ${manifest.name} ${manifest.version} (${manifest.repository?.url ?? "https://github.com/scalar/scalar"}),\n` +
+      `licensed under the ${manifest.license} licence: https://github.com/scalar/scalar/blob/main/LICENSE\n`,
+  );
+}
 
 // The server runs on Node: its dependencies stay external, and the CLI gets a shebang.
 // `index` is the server as a library; `testing/*` start it from other packages' suites
@@ -21,5 +41,6 @@ export default genvideoBuild(
     esbuildOptions(options) {
       options.sourcesContent = true;
     },
+    onSuccess: async () => copyDocsRenderer(),
   },
 );

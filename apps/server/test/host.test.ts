@@ -86,9 +86,8 @@ describe("host routes, logs and shutdown", () => {
     const docs = await server.fetch("/docs");
     expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
     const html = await docs.text();
-    for (const path of Object.keys(document.paths)) expect(html).toContain(path);
-    // Self-contained: no script or stylesheet from anywhere else.
-    expect(html).not.toMatch(/<script|<link[^>]+href="https?:/);
+    // Rendered in the browser from this server's own scripts (test/docs-page.test.ts opens it).
+    expect(html).not.toMatch(/<script[^>]+src="https?:|<link[^>]+href="https?:/);
 
     // The key goes everywhere a careless logger might pick it up.
     await createTask(server, { prompt: "log me", callback_url: "https://127.0.0.1/x" }).catch(

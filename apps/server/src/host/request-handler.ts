@@ -66,6 +66,7 @@ export function createRequestHandler(
     }
     if (path.startsWith("/api/")) return engineFetch(request);
     if (HOST_PATHS.has(path)) return logged(host, request, path, path, options);
+    if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", options);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
       return logged(dashboard, request, path, "/dashboard/*", options, env);

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import type { Kysely } from "kysely";
 import { pendingMigrations } from "../store/migrations.js";
 import type { Database } from "../store/tables.js";
-import { renderDocsPage } from "./docs-page.js";
+import { docsRoutes } from "./docs-page.js";
 
 export interface HostRoutesOptions {
   db: Kysely<Database>;
@@ -17,7 +17,6 @@ export interface HostRoutesOptions {
 
 export function hostRoutes(options: HostRoutesOptions): Hono {
   const app = new Hono();
-  let docsHtml: string | undefined;
 
   // Liveness: the process answers. Nothing else, so a slow database never gets it restarted.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -49,10 +48,7 @@ export function hostRoutes(options: HostRoutesOptions): Hono {
 
   app.get("/openapi.json", (c) => c.json(options.openApiDocument()));
 
-  app.get("/docs", (c) => {
-    docsHtml ??= renderDocsPage(options.openApiDocument() as never);
-    return c.html(docsHtml);
-  });
+  docsRoutes(app);
 
   return app;
 }
