@@ -6,6 +6,12 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch, in service time. */
   now(): number;
+  /**
+   * Service milliseconds that pass per real millisecond, for a clock that runs
+   * by itself (`systemClock`, the server's); absent for one moved by hand. It
+   * turns a service time into a real timer: a lease's end, for instance.
+   */
+  readonly scale?: number;
 }
 
 /**
@@ -18,7 +24,7 @@ export interface Clock {
 export function systemClock(scale = 1, epoch: number = Date.now()): Clock {
   if (!(scale > 0) || !Number.isFinite(scale))
     throw new RangeError(`time scale must be a positive number, got ${scale}`);
-  return { now: () => epoch + (Date.now() - epoch) * scale };
+  return { scale, now: () => epoch + (Date.now() - epoch) * scale };
 }
 
 /** A clock that only moves when told to: for tests and the msw mock. */

@@ -36,6 +36,11 @@ export interface EngineLogger {
   request?(entry: RequestLogEntry): void;
   /** Unexpected failures: a 500, a render or delivery crash. `details` never holds secrets. */
   error?(message: string, details: Record<string, unknown>): void;
+  /**
+   * Expected trouble worth an operator's eye, once per episode: a lease lost, a
+   * renewal that failed (the database did not answer). `details` never holds secrets.
+   */
+  warn?(message: string, details: Record<string, unknown>): void;
 }
 
 export interface RateLimitConfig {

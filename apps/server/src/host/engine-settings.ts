@@ -54,5 +54,6 @@ function engineLogger(logger: Logger): EngineLogger {
   return {
     request: (entry) => logger.info(entry, "request"),
     error: (message, details) => logger.error(details, message),
+    warn: (message, details) => logger.warn(details, message),
   };
 }

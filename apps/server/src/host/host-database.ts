@@ -91,6 +91,12 @@ export async function openHostDatabase(
     applicationName,
     // A process frozen longer than a lease loses its locks along with its leases.
     idleInTransactionTimeoutMs: config.leaseMs,
+    deadPathMs: Math.min(5_000, Math.max(1_000, config.leaseMs / 2)),
+    onDeadPath: (dropped) =>
+      logger?.warn(
+        { dropped },
+        "PostgreSQL unreachable: connections left on a dead network path were dropped; new ones are tried at each use",
+      ),
     onWork: () => hint(),
   }).catch((error: unknown) => {
     throw new ConfigError(`GENVIDEO_DATABASE_URL: cannot open ${database.redactedUrl}: ${messageOf(error)}`);

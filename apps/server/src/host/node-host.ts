@@ -23,6 +23,7 @@ import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer } from "../renderer/synthetic-renderer.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
+import { expectedDatabaseFailure } from "../store/database-failure.js";
 import { createRetentionSweeper } from "../video/retention-sweeper.js";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 import { createWebhookTransport } from "../webhooks/webhook-transport.js";
@@ -198,6 +199,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
     ? startWorkerLoop(gate ?? engine, {
         intervalMs: TICK_INTERVAL_MS,
         logger,
+        expectedFailure: expectedDatabaseFailure,
         didWork: (report) =>
           report !== undefined && report.claimed + report.completed + report.failed + report.timedOut > 0,
         async afterTick() {
@@ -207,7 +209,12 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
       })
     : startWorkerLoop(
         { tick: () => engine.flushKeyUsage() },
-        { intervalMs: CLOCK_PERSIST_INTERVAL_MS, logger, afterTick: persistClock },
+        {
+          intervalMs: CLOCK_PERSIST_INTERVAL_MS,
+          logger,
+          afterTick: persistClock,
+          expectedFailure: expectedDatabaseFailure,
+        },
       );
   wakeWorker = () => {
     gate?.expectWork();

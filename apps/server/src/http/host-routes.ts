@@ -15,8 +15,23 @@ export interface HostRoutesOptions {
   accepting: () => boolean;
 }
 
+/**
+ * How long /readyz waits for the database before it answers "not ready": an
+ * orchestrator's probe must get an answer, not a hang, when the database
+ * does not answer (a partition drops packets and refuses nothing).
+ */
+const READINESS_TIMEOUT_MS = 1_000;
+
 export function hostRoutes(options: HostRoutesOptions): Hono {
   const app = new Hono();
+  // Probes arriving while one check waits join it: a dead database does not collect a query per probe.
+  let checking: Promise<string[]> | undefined;
+  const pendingNow = () => {
+    checking ??= pendingMigrations(options.db as Kysely<unknown>).finally(() => {
+      checking = undefined;
+    });
+    return checking;
+  };
 
   // Liveness: the process answers. Nothing else, so a slow database never gets it restarted.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -24,7 +39,7 @@ export function hostRoutes(options: HostRoutesOptions): Hono {
   app.get("/readyz", async (c) => {
     if (!options.accepting()) return c.json({ status: "shutting_down" }, 503);
     try {
-      const pending = await pendingMigrations(options.db as Kysely<unknown>);
+      const pending = await withTimeout(pendingNow(), READINESS_TIMEOUT_MS);
       if (pending.length > 0) return c.json({ status: "migrations_pending", pending }, 503);
       return c.json({ status: "ready" });
     } catch {
@@ -51,4 +66,13 @@ export function hostRoutes(options: HostRoutesOptions): Hono {
   docsRoutes(app);
 
   return app;
+}
+
+/** `work`'s value, or a rejection once `ms` have passed without one (`work` itself goes on). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

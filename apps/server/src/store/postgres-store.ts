@@ -19,6 +19,7 @@
 import type { Store, StoreTransaction, TransactionOptions } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
 import pg from "pg";
+import { watchForDeadPath } from "./dead-path-watch.js";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
 import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
@@ -41,6 +42,17 @@ export interface PostgresStoreOptions {
    * database, so the host passes its lease time. Default: the server's setting.
    */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * How long a silent network path to PostgreSQL is given before it counts as
+   * dead (default 5 s): a connect taking longer is abandoned and tried again,
+   * and a query left unanswered while a TCP handshake to the database goes
+   * unanswered this long is dropped with its connection (dead-path-watch.ts).
+   * The host passes half a lease, at most 5 s: a connection that cannot
+   * renew a lease in time is worth no more than a new one.
+   */
+  deadPathMs?: number;
+  /** Called when connections were dropped on a dead path, with how many (for the log). */
+  onDeadPath?: (dropped: number) => void;
 }
 
 export interface PostgresStoreHandle {
@@ -67,19 +79,62 @@ const types = {
       : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
+/** A query unanswered this long makes the pool check its network path (dead-path-watch.ts). */
+const SUSPECT_AFTER_MS = 1_000;
+
 export function createPostgresPool(url: string, options: PostgresStoreOptions = {}): pg.Pool {
+  const deadPathMs = options.deadPathMs ?? 5_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     application_name: options.applicationName ?? "genvideo",
     types,
+    // Idle connections on a path that died are found by TCP's own probes, before they are used.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: deadPathMs,
+    // The connect of each client, not the wait for a free one: the pool's own
+    // connectionTimeoutMillis would also fail callers queued behind healthy slow queries.
+    // (pg's types say the pool constructs Client without arguments; it passes the pool's options.)
+    Client: class BoundedConnectClient extends pg.Client {
+      constructor(config: pg.ClientConfig) {
+        super({ ...config, connectionTimeoutMillis: deadPathMs });
+      }
+    } as unknown as new () => pg.ClientBase,
     ...(options.idleInTransactionTimeoutMs
       ? { options: `-c idle_in_transaction_session_timeout=${Math.ceil(options.idleInTransactionTimeoutMs)}` }
       : {}),
   });
   // An idle connection the server dropped (restart, failover) must not crash the process.
   pool.on("error", () => undefined);
+  const target = networkAddressOf(url);
+  if (target) {
+    const watch = watchForDeadPath(pool, {
+      ...target,
+      suspectAfterMs: SUSPECT_AFTER_MS,
+      probeTimeoutMs: deadPathMs,
+      onDeadPath: (dropped) => options.onDeadPath?.(dropped),
+    });
+    const end = pool.end.bind(pool);
+    pool.end = (() => {
+      watch.stop();
+      return end();
+    }) as typeof pool.end;
+  }
   return pool;
+}
+
+/** Host and port of a TCP connection string; undefined for a Unix socket, which no partition cuts. */
+function networkAddressOf(url: string): { host: string; port: number } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const socketHost = parsed.searchParams.get("host");
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  if (host === "" || socketHost?.startsWith("/")) return undefined;
+  return { host, port: Number(parsed.port || 5432) };
 }
 
 /** Connects, applies the migrations once (under an advisory lock) and returns the store. */

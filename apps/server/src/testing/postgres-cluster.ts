@@ -11,7 +11,7 @@
  * /usr/lib/postgresql/<version>/bin (Debian's `postgresql` package), then PATH.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -29,6 +29,12 @@ export interface ClusterOptions {
   /** Durable commits (benchmarks); tests turn fsync off for speed. Default false. */
   durable?: boolean;
   maxConnections?: number;
+  /**
+   * More addresses to listen on beside 127.0.0.1, and the networks (CIDR)
+   * trusted to connect through them: tests that reach the cluster from a
+   * network namespace of their own.
+   */
+  alsoListen?: { addresses: readonly string[]; clients: readonly string[] };
 }
 
 /** Where `initdb` and `postgres` are, or undefined when this machine has no PostgreSQL server. */
@@ -70,8 +76,14 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
     throw new Error(`initdb failed: ${stderr || String(error)}`);
   }
   const port = await freePort();
+  const alsoListen = options.alsoListen ?? { addresses: [], clients: [] };
+  if (alsoListen.clients.length > 0)
+    appendFileSync(
+      join(dataDir, "pg_hba.conf"),
+      alsoListen.clients.map((network) => `host all all ${network} trust\n`).join(""),
+    );
   const settings = {
-    listen_addresses: "127.0.0.1",
+    listen_addresses: ["127.0.0.1", ...alsoListen.addresses].join(","),
     port: String(port),
     unix_socket_directories: "",
     max_connections: String(options.maxConnections ?? 300),

@@ -76,6 +76,11 @@ export interface StartOptions {
    * part of the test runner's (its renders' priority is lowered relative to the server only).
    */
   ownSession?: boolean;
+  /**
+   * Run the server inside this Linux network namespace (`ip netns exec`, as
+   * root): tests that cut a process off the network.
+   */
+  networkNamespace?: string;
 }
 
 export function serverEnvironment(
@@ -110,7 +115,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const dataDir = options.dataDir ?? temporaryDataDir();
   const startTimeoutMs = options.startTimeoutMs ?? 45_000;
   const command = options.cli === undefined ? cliCommand() : [options.cli];
-  const child = spawn(process.execPath, [...command, "start"], {
+  const node = [process.execPath, ...command, "start"];
+  // `ip netns exec` execs node in place: the child's pid is the server's, signals reach it.
+  const argv = options.networkNamespace ? ["ip", "netns", "exec", options.networkNamespace, ...node] : node;
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: dataDir,
     env: serverEnvironment(dataDir, options.env, options.bootstrap ?? true),
     stdio: ["ignore", "pipe", "pipe"],

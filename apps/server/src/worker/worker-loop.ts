@@ -22,6 +22,11 @@ export interface WorkerLoopOptions<Report = unknown> {
   logger: Logger;
   /** Runs after each tick (the clock's high-water mark, housekeeping); failures are logged. */
   afterTick?: () => Promise<void>;
+  /**
+   * What a failure is when it is expected (the database out of reach, a
+   * session it ended): such a streak is logged at warn with this line, not as an error.
+   */
+  expectedFailure?: (error: unknown) => string | undefined;
 }
 
 export interface WorkerLoop {
@@ -52,7 +57,9 @@ export function startWorkerLoop<Report>(
       consecutiveFailures++;
       // One line per streak start and then every 100th, so a dead disk doesn't flood the log.
       if (consecutiveFailures === 1 || consecutiveFailures % 100 === 0) {
-        options.logger.error({ err: error, consecutiveFailures }, "worker tick failed");
+        const expected = options.expectedFailure?.(error);
+        if (expected) options.logger.warn({ reason: expected, consecutiveFailures }, "worker tick failed");
+        else options.logger.error({ err: error, consecutiveFailures }, "worker tick failed");
       }
     }
   };

@@ -253,7 +253,7 @@ export class TaskWorker {
           // Not the render's fault, so not GENERATION_FAILED: the store failed (PostgreSQL ended the
           // session of a process frozen meanwhile, a failover). The task is let go: its lease runs
           // out, and it is claimed and rendered again, here or elsewhere.
-          this.#deps.config.logger.error?.("could not record a render", {
+          this.#deps.config.logger.warn?.("could not record a render (the task is rendered again)", {
             taskId: task.id,
             error: String(error),
           });

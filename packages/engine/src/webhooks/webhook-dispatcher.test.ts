@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { createHarness, type Harness, START } from "../../test/support/harness.js";
 import { manualClock } from "../clock.js";
 import { resolveEngineConfig } from "../config.js";
-import type { WebhookAttemptOutcome, WebhookDelivery, WebhookEventRecord, WebhookSender } from "../ports.js";
+import type {
+  Store,
+  WebhookAttemptOutcome,
+  WebhookDelivery,
+  WebhookEventRecord,
+  WebhookSender,
+} from "../ports.js";
 import { WebhookDispatcher } from "./webhook-dispatcher.js";
 
 /** A sender whose "dead" receivers hang until the test lets them go; every other URL answers 200 at once. */
@@ -224,5 +230,45 @@ describe("WebhookDispatcher under slow and dead receivers", () => {
     expect(sender.fast).toEqual(["https://fast.example.com/hook"]);
     const event = await h.store.transaction((tx) => tx.getWebhookEvent(id));
     expect(event).toMatchObject({ state: "delivered", attemptCount: 1, leaseOwner: null });
+  });
+
+  it("aborts an attempt still waiting when its claim runs out, and records nothing (a process cut off from its database)", async () => {
+    const warnings: string[] = [];
+    const h = await createHarness();
+    const sender = new HangingSender();
+    let reachable = true;
+    const store: Store = {
+      transaction: (work) =>
+        reachable ? h.store.transaction(work) : Promise.reject(new Error("database unreachable")),
+      close: () => h.store.close(),
+    };
+    const dispatcher = new WebhookDispatcher({
+      store,
+      clock: h.clock,
+      wallClock: manualClock(Date.now()),
+      sender,
+      config: resolveEngineConfig({ logger: { warn: (message) => warnings.push(message) } }),
+      workerId: "dispatcher-test",
+    });
+    await seed(h, ["https://dead-0.example.com/hook", "https://dead-1.example.com/hook"]);
+    const leaseMs = resolveEngineConfig().webhooks.leaseMs;
+
+    h.clock.advance(1_000);
+    await dispatcher.dispatchDue(h.clock.now());
+    await until(() => sender.hanging.length === 2);
+    // No renewal reached the database (a tick that never gets through): the next tick that does
+    // run finds both claims over. Their attempts end as aborted; neither is recorded.
+    h.clock.advance(leaseMs);
+    reachable = false;
+    await expect(dispatcher.dispatchDue(h.clock.now())).rejects.toThrow("database unreachable");
+    await dispatcher.idle();
+    reachable = true;
+    for (const index of [0, 1]) {
+      const id = `msg_${String(index).padStart(32, "0")}`;
+      expect(await h.store.transaction((tx) => tx.listWebhookAttempts(id))).toEqual([]);
+    }
+    // Each logged once for the episode, not once per attempt: the claims lost, the renewal that failed.
+    expect(warnings.filter((message) => message.startsWith("webhook claim ran out"))).toHaveLength(1);
+    expect(warnings.filter((message) => message.startsWith("webhook claims not renewed"))).toHaveLength(1);
   });
 });

@@ -1,6 +1,8 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
+import { LeaseDeadline } from "../leases/lease-deadline.js";
 import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
+import { TroubleLog } from "../leases/trouble-log.js";
 import type { EngineObserver, WebhookAttemptKind } from "../observer.js";
 import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } from "../ports.js";
 import { signWebhook } from "./sign.js";
@@ -34,8 +36,8 @@ interface RunningDelivery {
   promise: Promise<void>;
   /** Real time the delivery started, to tell stalled attempts from working ones. */
   startedAt: number;
-  /** Service time the claim runs out, as last written. */
-  leaseExpiresAt: number;
+  /** The claim, as last written: aborts what is still in flight when it runs out. */
+  lease: LeaseDeadline;
   /** Recording its outcome: its lease must not be renewed any more. */
   finishing: boolean;
 }
@@ -68,9 +70,11 @@ export class WebhookDispatcher {
   #backlogLikely = false;
   #refilling: Promise<void> | undefined;
   #draining = false;
+  readonly #trouble: TroubleLog;
 
   constructor(deps: WebhookDispatcherDependencies) {
     this.#deps = deps;
+    this.#trouble = new TroubleLog(deps.config.logger);
     this.#realTime = deps.realTime ?? (() => performance.now());
     this.#stalledAfterMs = deps.stalledAfterMs ?? WEBHOOK_STALLED_AFTER_MS;
     this.#maxStalled = deps.maxStalledAttempts ?? WEBHOOK_MAX_STALLED_ATTEMPTS;
@@ -106,6 +110,8 @@ export class WebhookDispatcher {
 
   async #dispatch(now: number): Promise<number> {
     const { store, workerId, config } = this.#deps;
+    // A clock moved by hand sets no timers: claims that ran out by its time end here.
+    for (const delivery of this.#deliveries.values()) delivery.lease.check(now);
     await this.#renewLeases(now);
     const slots = this.#freeSlots();
     if (this.#draining || slots <= 0) return 0;
@@ -113,6 +119,7 @@ export class WebhookDispatcher {
     const due = await store.transaction((tx) =>
       tx.claimDueWebhookEvents(workerId, slots, now, leaseExpiresAt),
     );
+    this.#trouble.ended("claiming");
     this.#backlogLikely = due.length === slots;
     for (const event of due) this.#start(event, leaseExpiresAt);
     return due.length;
@@ -126,20 +133,30 @@ export class WebhookDispatcher {
   async #renewLeases(now: number) {
     const { store, workerId, config } = this.#deps;
     const sending = [...this.#deliveries].filter(([, delivery]) => !delivery.finishing);
-    await renewHalfSpentLeases(
-      store,
-      sending,
-      now,
-      config.webhooks.leaseMs,
-      async (tx, id, leaseExpiresAt, delivery) => {
-        // The attempt may have been recorded meanwhile: a lease on a finished claim would delay its retry.
-        const current = await tx.getWebhookEvent(id);
-        if (delivery.finishing || current?.state !== "pending" || current.leaseOwner !== workerId)
-          return false;
-        await tx.updateWebhookEvent(id, { leaseExpiresAt });
-        return true;
-      },
-    );
+    try {
+      await renewHalfSpentLeases(
+        store,
+        sending.map(([id, delivery]) => [id, delivery.lease] as const),
+        now,
+        config.webhooks.leaseMs,
+        async (tx, id, leaseExpiresAt) => {
+          // The attempt may have been recorded meanwhile: a lease on a finished claim would delay its retry.
+          const current = await tx.getWebhookEvent(id);
+          if (this.#deliveries.get(id)?.finishing !== false) return false;
+          if (current?.state !== "pending" || current.leaseOwner !== workerId) return false;
+          await tx.updateWebhookEvent(id, { leaseExpiresAt });
+          return true;
+        },
+      );
+      this.#trouble.ended("renewal");
+    } catch (error) {
+      this.#trouble.occurred(
+        "renewal",
+        "webhook claims not renewed: the database did not answer; attempts still waiting stop when their claim runs out",
+        { deliveries: sending.length, error: String(error) },
+      );
+      throw error;
+    }
   }
 
   #stalledCount(): number {
@@ -158,6 +175,7 @@ export class WebhookDispatcher {
   }
 
   #start(event: WebhookEventRecord, leaseExpiresAt: number) {
+    const { clock, config } = this.#deps;
     const controller = new AbortController();
     // A drain that began while this claim was running: hand the event back at once, uncounted.
     if (this.#draining) controller.abort(new Error("engine draining"));
@@ -165,17 +183,18 @@ export class WebhookDispatcher {
       controller,
       promise: Promise.resolve(),
       startedAt: this.#realTime(),
-      leaseExpiresAt,
+      lease: new LeaseDeadline(clock, leaseExpiresAt),
       finishing: false,
     };
     delivery.promise = this.#deliver(event, delivery)
-      .catch((error: unknown) =>
-        this.#deps.config.logger.error?.("webhook delivery crashed", {
-          eventId: event.id,
-          error: String(error),
-        }),
-      )
+      .catch((error: unknown) => {
+        // The database failing under a claim that ran out meanwhile (PostgreSQL ends a session left
+        // idle in a transaction for a lease) is the same episode as the claim lost.
+        if (delivery.lease.check()) this.#claimLost(event, String(error));
+        else config.logger.error?.("webhook delivery crashed", { eventId: event.id, error: String(error) });
+      })
       .finally(() => {
+        delivery.lease.dispose();
         this.#deliveries.delete(event.id);
         this.#refill();
       });
@@ -190,7 +209,9 @@ export class WebhookDispatcher {
       .then(
         () => undefined,
         (error: unknown) =>
-          this.#deps.config.logger.error?.("webhook claim failed", { error: String(error) }),
+          this.#trouble.occurred("claiming", "webhook claim failed: the database did not answer", {
+            error: String(error),
+          }),
       )
       .finally(() => {
         if (this.#refilling === refilling) this.#refilling = undefined;
@@ -211,7 +232,7 @@ export class WebhookDispatcher {
     // A process frozen (SIGSTOP, a paused VM) between its claim and here wakes with the lease run
     // out: the event may already be another sender's, and delivered. It sends nothing and records
     // nothing; whoever claims the event next delivers it (docs/operating.md, "Crashes and freezes").
-    if (clock.now() >= delivery.leaseExpiresAt) return;
+    if (delivery.lease.check()) return this.#claimLost(event, "before its attempt was sent");
     let outcome: WebhookAttemptOutcome;
     if (live.length === 0) {
       outcome = { ok: false, statusCode: null, error: "the account has no webhook secret", durationMs: 0 };
@@ -219,10 +240,12 @@ export class WebhookDispatcher {
       const timestamp = Math.floor(wallClock.now() / 1000);
       const headers = await signWebhook(event.id, timestamp, event.payload, live);
       try {
-        const delivery = { url: event.url, headers: { ...headers }, body: event.payload };
+        // The claim's end aborts the attempt wherever it waits (a connection, DNS, connect, TLS, the
+        // write, the answer): a request must not go out once another worker may hold the event.
+        const request = { url: event.url, headers: { ...headers }, body: event.payload };
         outcome = await sender.send(
-          event.traceParent ? { ...delivery, traceParent: event.traceParent } : delivery,
-          signal,
+          event.traceParent ? { ...request, traceParent: event.traceParent } : request,
+          AbortSignal.any([signal, delivery.lease.signal]),
         );
       } catch (error) {
         // The port says send never rejects; a sender that does still counts as a failed attempt.
@@ -230,13 +253,15 @@ export class WebhookDispatcher {
       }
     }
     delivery.finishing = true;
+    // Its outcome is not ours to record: the next holder sends the event again (receivers drop repeats).
+    if (delivery.lease.check()) return this.#claimLost(event, "while its attempt ran");
     const endedAt = clock.now();
     const recorded = await store.transaction(async (tx) => {
       const current = await tx.getWebhookEvent(event.id);
-      if (!current || current.leaseOwner !== workerId) return undefined;
+      if (!current || current.leaseOwner !== workerId) return "lost" as const;
       if (this.#draining && signal.aborted) {
         await tx.updateWebhookEvent(event.id, { leaseOwner: null, leaseExpiresAt: null });
-        return undefined;
+        return "handed back" as const;
       }
       const attempts = await tx.listWebhookAttempts(event.id);
       await tx.insertWebhookAttempt({
@@ -260,12 +285,22 @@ export class WebhookDispatcher {
       });
       return state;
     });
-    if (recorded !== undefined)
+    if (recorded === "lost") return this.#claimLost(event, "another worker holds it");
+    this.#trouble.ended("claim");
+    if (recorded !== "handed back")
       this.#deps.observer?.webhookAttempt?.({
         kind: attemptKind(outcome),
         durationMs: outcome.durationMs,
         state: recorded,
       });
+  }
+
+  #claimLost(event: WebhookEventRecord, detail: string) {
+    this.#trouble.occurred(
+      "claim",
+      "webhook claim ran out: the attempt was stopped and is not recorded; whoever claims the event next sends it again",
+      { eventId: event.id, detail },
+    );
   }
 }
 

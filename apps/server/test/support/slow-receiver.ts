@@ -1,0 +1,84 @@
+/**
+ * A webhook receiver that takes its time: every request is answered 204
+ * after `answerAfterMs`, so a sender's connections to it stay busy and its
+ * further requests queue. On arrival it asks `holderOf` who holds the
+ * event's claim at that moment, so a test can tell a request sent under its
+ * claim from one sent after the claim went to another sender.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface SlowArrival {
+  webhookId: string;
+  taskId: string;
+  /** The sender's address. */
+  from: string;
+  /** `Date.now()` when the request's headers and body had arrived. */
+  at: number;
+  /** Who held the event's claim when it arrived (`holderOf`). */
+  holder: string | null;
+}
+
+export interface SlowReceiver {
+  url: string;
+  /** How long requests arriving from now on wait for their answer. */
+  answerAfterMs: number;
+  arrived: SlowArrival[];
+  close(): Promise<void>;
+}
+
+export async function startSlowReceiver(options: {
+  host: string;
+  answerAfterMs: number;
+  holderOf: (webhookId: string) => Promise<string | null>;
+}): Promise<SlowReceiver> {
+  const arrived: SlowArrival[] = [];
+  let answerAfterMs = options.answerAfterMs;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    const at = Date.now();
+    const webhookId = String(request.headers["webhook-id"]);
+    const arrival: SlowArrival = {
+      webhookId,
+      taskId: String((JSON.parse(body) as { task_id?: unknown }).task_id),
+      from: request.socket.remoteAddress ?? "",
+      at,
+      holder: null,
+    };
+    arrived.push(arrival);
+    arrival.holder = await options.holderOf(webhookId);
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        response.writeHead(204).end();
+      },
+      Math.max(0, at + answerAfterMs - Date.now()),
+    );
+    timers.add(timer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, options.host, resolve));
+  return {
+    url: `http://${options.host}:${(server.address() as AddressInfo).port}/hook`,
+    arrived,
+    get answerAfterMs() {
+      return answerAfterMs;
+    },
+    set answerAfterMs(ms: number) {
+      answerAfterMs = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let body = "";
+  request.setEncoding("utf8");
+  for await (const chunk of request) body += chunk;
+  return body;
+}
