@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { genvideoBuild } from "../../tsup.shared.ts";
@@ -12,7 +12,9 @@ function copyDocsRenderer(): void {
   const main = require.resolve("@scalar/api-reference");
   const manifest = JSON.parse(readFileSync(join(dirname(main), "../package.json"), "utf8"));
   mkdirSync("dist/docs-renderer", { recursive: true });
-  copyFileSync(join(dirname(main), "browser/standalone.js"), "dist/docs-renderer/scalar.js");
+  // Without the source map's name: the 20 MB map is not shipped, and a browser must not ask for it.
+  const bundle = readFileSync(join(dirname(main), "browser/standalone.js"), "utf8");
+  writeFileSync("dist/docs-renderer/scalar.js", bundle.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"));
   writeFileSync(
     "dist/docs-renderer/LICENSE.txt",
     `scalar.js is the browser bundle of ${manifest.name} ${manifest.version} (${manifest.repository?.url ?? "https://github.com/scalar/scalar"}),\n` +
