@@ -1,9 +1,21 @@
 /**
  * The reference server as a library: what the CLI is made of, for embedding
- * it, for benchmarks and for other stores that reuse the queries.
+ * it and for benchmarks. Exported by name; `index.test.ts` pins the run-time exports.
  */
 export { openServiceClock, type ServiceClock } from "./clock/service-clock.js";
-export * from "./config.js";
+export {
+  ConfigError,
+  type DatabaseLocation,
+  defaultPublicUrl,
+  invocationDirectory,
+  type LogLevel,
+  loadConfig,
+  type PostgresSettings,
+  type RateLimitSettings,
+  type ServerConfig,
+  type ServerRole,
+  type VideoStorageSetting,
+} from "./config.js";
 export { type NodeHost, startNodeHost } from "./host/node-host.js";
 export { createLogger, type Logger } from "./logging/logger.js";
 export { createMigrator, MIGRATIONS, migrateToLatest, pendingMigrations } from "./store/migrations.js";

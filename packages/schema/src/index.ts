@@ -1,12 +1,134 @@
-export * from "./catalog.js";
-export * from "./error-codes.js";
-export * from "./errors.js";
-export * from "./http.js";
-export * from "./image-data-uri.js";
-export * from "./limits.js";
-export * from "./openapi.js";
-export * from "./request.js";
-export * from "./responses.js";
-export * from "./validation-issue.js";
-export * from "./webhook.js";
-export * from "./webhook-events.js";
+/**
+ * `@genvideo/schema`: every wire object's zod/mini schema and type, the error codes, the limits and
+ * the OpenAPI document. Exported by name, so that a new export is a decision; `index.test.ts` pins
+ * the run-time ones.
+ */
+export {
+  ASPECT_RATIOS,
+  type AspectRatio,
+  DEFAULT_ASPECT_RATIO,
+  DEFAULT_MODEL_TYPE,
+  FAILURE_CODES,
+  type FailureCode,
+  MODEL_TYPES,
+  MODELS,
+  type ModelType,
+  TASK_CREATED_MESSAGE,
+  TASK_STATUS_MESSAGES,
+  TASK_STATUSES,
+  type TaskStatus,
+  WEBHOOK_DELIVERY_STATES,
+  WEBHOOK_REDELIVERY_MESSAGE,
+  type WebhookDeliveryState,
+} from "./catalog.js";
+export {
+  AUTH_ERROR_MESSAGES,
+  type AuthErrorMessage,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorStatus,
+  HTTP_REASON_PHRASES,
+  VIDEO_ERROR_CODES,
+  VIDEO_REASON_PHRASES,
+  type VideoErrorCode,
+} from "./error-codes.js";
+export {
+  type AuthErrorBody,
+  AuthErrorBodySchema,
+  type CreateErrorBody,
+  CreateErrorBodySchema,
+  type ErrorBody,
+  ErrorBodySchema,
+  type ValidationErrorBody,
+  ValidationErrorBodySchema,
+  type VideoErrorBody,
+  VideoErrorBodySchema,
+} from "./errors.js";
+export {
+  API_KEY_PREFIX,
+  API_PATHS,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID_HEADER,
+  VIDEO_PATH,
+  WEBHOOK_HEADERS,
+  WEBHOOK_SECRET_PREFIX,
+} from "./http.js";
+export {
+  decodeImageDataUri,
+  type InspectedImage,
+  inspectImageDataUri,
+  type RejectedImage,
+} from "./image-data-uri.js";
+export {
+  CALLBACK_URL_MAX_LENGTH,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_TTL_MS,
+  IMAGE_MAX_BYTES,
+  IMAGE_MAX_SIDE_PX,
+  IMAGE_MEDIA_TYPES,
+  type ImageMediaType,
+  PROMPT_MAX_LENGTH,
+  PROMPT_MIN_LENGTH,
+  RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_STATUS_READS_PER_MINUTE,
+  REFERENCE_IMAGES_MAX_COUNT,
+  REFERENCE_IMAGES_MIN_COUNT,
+  REQUEST_BODY_MAX_BYTES,
+  TASK_DEADLINE_MS,
+  VIDEO_URL_TTL_MS,
+  WEBHOOK_ATTEMPT_TIMEOUT_MS,
+  WEBHOOK_CONNECT_TIMEOUT_MS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RESPONSE_MAX_BYTES,
+  WEBHOOK_RETRY_SPACING_MS,
+} from "./limits.js";
+export {
+  buildOpenApiDocument,
+  DEFAULT_SERVER_URL,
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
+} from "./openapi.js";
+export {
+  GENERATION_REQUEST_FIELDS,
+  type GenerationRequest,
+  type GenerationRequestForm,
+  type GenerationRequestInput,
+  GenerationRequestSchema,
+  type GenerationRequestValidation,
+  requestFormOf,
+  validateGenerationRequest,
+} from "./request.js";
+export {
+  type AccountResponse,
+  AccountResponseSchema,
+  CompletedStatusResponseSchema,
+  type CreateTaskResponse,
+  CreateTaskResponseSchema,
+  FailedStatusResponseSchema,
+  ProcessingStatusResponseSchema,
+  QueuedStatusResponseSchema,
+  type TaskStatusResponse,
+  TaskStatusResponseSchema,
+} from "./responses.js";
+export {
+  type ValidationIssue,
+  ValidationIssueSchema,
+} from "./validation-issue.js";
+export {
+  CompletedWebhookPayloadSchema,
+  FailedWebhookPayloadSchema,
+  type WebhookPayload,
+  WebhookPayloadSchema,
+} from "./webhook.js";
+export {
+  type WebhookAttempt,
+  WebhookAttemptSchema,
+  type WebhookEvent,
+  type WebhookEventList,
+  WebhookEventListSchema,
+  WebhookEventSchema,
+  type WebhookRedeliveryResponse,
+  WebhookRedeliveryResponseSchema,
+} from "./webhook-events.js";

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import * as root from "./index.js";
+import * as testing from "./testing/index.js";
+
+// The entries' run-time exports, pinned: a change here is a change of what customers import.
+describe("package entries", () => {
+  it("@genvideo/sdk exports the client, its errors and webhook signing and verification", () => {
+    expect(Object.keys(root).sort()).toEqual([
+      "AuthenticationError",
+      "BadRequestError",
+      "ConflictError",
+      "ConnectionError",
+      "GenVideo",
+      "GenVideoError",
+      "HttpError",
+      "InsufficientCreditsError",
+      "NotFoundError",
+      "RateLimitError",
+      "RequestTimeoutError",
+      "ResponseValidationError",
+      "ServerError",
+      "TaskFailedError",
+      "WaitTimeoutError",
+      "WebhookVerificationError",
+      "signWebhook",
+      "verifyWebhook",
+    ]);
+  });
+  it("@genvideo/sdk/testing exports the webhook receiver check", () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      "SLOW_ANSWER_MS",
+      "UNKNOWN_TASK_ID",
+      "WEBHOOK_CHECK_HEADER",
+      "checkWebhookReceiver",
+      "formatWebhookCheckReport",
+    ]);
+  });
+});
