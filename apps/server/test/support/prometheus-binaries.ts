@@ -15,6 +15,7 @@ function found(binary: string): string | undefined {
 }
 
 export const PROMTOOL: string | undefined = found("promtool");
+export const PROMETHEUS: string | undefined = found("prometheus");
 
 /** `describe` when `binary` is on the PATH; skipped otherwise (an error under CI=true). */
 export function describeWith(binary: string | undefined, name: string, suite: () => void): void {
