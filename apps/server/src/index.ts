@@ -10,10 +10,12 @@ export {
   invocationDirectory,
   type LogLevel,
   loadConfig,
+  type MetricsSettings,
   type PostgresSettings,
   type RateLimitSettings,
   type ServerConfig,
   type ServerRole,
+  type TracingSettings,
   type VideoStorageSetting,
 } from "./config.js";
 export { type NodeHost, startNodeHost } from "./host/node-host.js";
