@@ -79,14 +79,18 @@ describe("/docs in Chromium", { timeout: 60_000 }, () => {
       expect(transferred()).toBeLessThan(2_000_000);
 
       for (const { summary } of operationsOf())
-        await expect.poll(() => page.getByText(summary, { exact: true }).count(), { message: summary }).toBeGreaterThan(0);
+        await expect
+          .poll(() => page.getByText(summary, { exact: true }).count(), { message: summary })
+          .toBeGreaterThan(0);
       const webhook = document.webhooks.taskFinished.post;
       await expect.poll(() => page.getByText(webhook.summary, { exact: true }).count()).toBeGreaterThan(0);
 
       // The webhook guide: open it and read the headings of its sections.
       await page.getByText(webhook.summary, { exact: true }).first().click();
       for (const heading of ["The three headers", "Verify by hand", "Retry schedule", "What to answer"])
-        await expect.poll(() => page.getByText(heading, { exact: true }).count(), { message: heading }).toBeGreaterThan(0);
+        await expect
+          .poll(() => page.getByText(heading, { exact: true }).count(), { message: heading })
+          .toBeGreaterThan(0);
 
       // The create operation's samples: curl with the key from the environment, then the SDK's.
       await page
