@@ -154,7 +154,10 @@ describe("/docs in Chromium", { timeout: 60_000 }, () => {
         else expect(luminance, background).toBeGreaterThan(200);
         if (takeScreenshots) {
           // The create operation: its parameters, the samples and an answer, as a reader first sees them.
-          await page.getByRole("link", { name: /Create a video generation task/ }).first().click();
+          await page
+            .getByRole("link", { name: /Create a video generation task/ })
+            .first()
+            .click();
           await page.getByText("curl: Text to video", { exact: true }).first().waitFor();
           mkdirSync(screenshotsDir, { recursive: true });
           await page.screenshot({ path: `${screenshotsDir}api-reference-${scheme}.png` });
