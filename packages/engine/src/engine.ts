@@ -11,6 +11,7 @@ import type { EngineActivity, EngineObserver } from "./observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage, WebhookSender } from "./ports.js";
 import { type ForcedOutcome, forceTaskOutcome } from "./tasks/force-outcome.js";
 import { taskEndedEvent } from "./tasks/lifecycle.js";
+import { presetTask, type TaskPreset } from "./tasks/preset-task.js";
 import { TaskWorker, type TaskWorkReport } from "./tasks/task-worker.js";
 import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
 
@@ -106,6 +107,17 @@ export interface Engine {
    * await engine.runUntilIdle(); // delivers the webhook
    */
   forceOutcome(taskId: string, outcome: ForcedOutcome): Promise<TaskRecord>;
+  /**
+   * Sets how a queued or processing task's generation goes: its scenario (a failure, a
+   * timeout, a delay, in place of what its prompt asked) and the video it ends with (no render
+   * then). Its generation time follows the scenario, from its creation. Resolves false when
+   * there is no such task or it has ended. For mocks and tests: the msw mock gives each task it
+   * creates the fixture video and the scenario a test queued for it.
+   *
+   * @example
+   * await engine.presetTask(taskId, { scenario: { delayMs: 5_000 }, videoKey: "videos/fixture.mp4" });
+   */
+  presetTask(taskId: string, preset: TaskPreset): Promise<boolean>;
   /** What is in flight in this engine now (render slots busy, leases held, webhook attempts): cheap, no I/O. */
   activity(): EngineActivity;
   admin: AdminService;
@@ -240,6 +252,7 @@ export function createEngine(options: EngineOptions): Engine {
       observer.taskEnded?.(taskEndedEvent(ended, code, ended.completedAt ?? clock.now()));
       return ended;
     },
+    presetTask: (taskId, preset) => presetTask(store, config.generationMs, taskId, preset),
     activity: () => ({
       renders: tasks.activeRenders,
       leasesHeld: tasks.leasesHeld,

@@ -18,7 +18,6 @@ describe("package entries", () => {
       "createAdminService",
       "createEngine",
       "createMemoryStore",
-      "finishAtOf",
       "internalErrorBody",
       "manualClock",
       "parseDuration",

@@ -30,7 +30,7 @@ export type * from "./ports.js";
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
 export type { ForcedOutcome } from "./tasks/force-outcome.js";
 export { ACTIVE_STATES } from "./tasks/lifecycle.js";
-export { finishAtOf } from "./tasks/scenario.js";
+export type { TaskPreset } from "./tasks/preset-task.js";
 export type { TaskStatusBody } from "./tasks/status-view.js";
 export type { TaskWorkReport } from "./tasks/task-worker.js";
 export { TINY_MP4_CONTENT_TYPE, tinyMp4Bytes } from "./video/tiny-mp4.js";

@@ -1,9 +1,7 @@
 import {
-  ACTIVE_STATES,
   createEngine,
   createMemoryStore,
   type Engine,
-  finishAtOf,
   type MemoryStore,
   type Renderer,
   type TaskRecord,
@@ -127,18 +125,8 @@ export class MockService {
     this.#known.add(taskId);
     this.taskIds.push(taskId);
     this.#dirty = true;
-    const generationMs = this.engine.config.generationMs;
-    await this.store.transaction(async (tx) => {
-      const task = await tx.getTask(taskId);
-      if (!task) return;
-      const next = scenario ?? task.scenario;
-      await tx.transitionTask(taskId, ACTIVE_STATES, {
-        videoKey: videoKeyOf(taskId),
-        scenario: next,
-        // Claimed in between (a concurrent request ticked): the claim computed finishAt from the old scenario.
-        ...(task.state === "processing" ? { finishAt: finishAtOf(task.createdAt, next, generationMs) } : {}),
-      });
-    });
+    // Claimed in between (a concurrent request ticked), its generation time still follows the scenario.
+    await this.engine.presetTask(taskId, { videoKey: videoKeyOf(taskId), ...(scenario ? { scenario } : {}) });
   }
 
   getTask(taskId: string): Promise<TaskRecord | undefined> {
