@@ -1,14 +1,25 @@
-import { type HeldLease, renewHalfSpentLeases } from "../leases/lease-renewal.js";
+import type { Clock } from "../clock.js";
+import { LeaseDeadline } from "../leases/lease-deadline.js";
+import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
+import type { TroubleLog } from "../leases/trouble-log.js";
 import type { Store, TaskRecord } from "../ports.js";
 
-/** A task this worker holds: its lease as last written, and when it is due to end. */
-interface HeldTask extends HeldLease {
+/** A task this worker holds: its lease as last written (aborting its signal when it runs out), and when it is due to end. */
+class HeldTask extends LeaseDeadline {
   /** Its deadline, or sooner its generation time once nothing of ours must render. */
   dueAt: number;
+
+  constructor(clock: Clock, leaseExpiresAt: number, dueAt: number) {
+    super(clock, leaseExpiresAt);
+    this.dueAt = dueAt;
+  }
 }
 
 export interface HeldTasksDependencies {
   store: Store;
+  clock: Clock;
+  /** Where lost leases and failed renewals are logged, once per episode. */
+  trouble: TroubleLog;
   /** This engine's lease owner name. */
   workerId: string;
   leaseMs: number;
@@ -29,7 +40,17 @@ export class HeldTasks {
 
   /** Holds a task just claimed, due to end at `dueAt`. */
   hold(task: TaskRecord, now: number, dueAt: number): void {
-    this.#tasks.set(task.id, { leaseExpiresAt: task.leaseExpiresAt ?? now, dueAt });
+    this.#tasks.get(task.id)?.dispose();
+    this.#tasks.set(task.id, new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt));
+  }
+
+  /**
+   * Aborts when the task's lease runs out (or at once, for a task not held): what is done on the
+   * strength of the lease (its render, the video's upload) takes it, so it stops when another
+   * worker may hold the task, even when this one cannot reach the database to learn that.
+   */
+  leaseSignal(id: string): AbortSignal {
+    return this.#tasks.get(id)?.signal ?? AbortSignal.abort(new Error("task not held"));
   }
 
   has(id: string): boolean {
@@ -55,25 +76,57 @@ export class HeldTasks {
 
   /** Stops holding a task (it ended, or is no longer ours). */
   forget(id: string): void {
+    this.#tasks.get(id)?.dispose();
     this.#tasks.delete(id);
   }
 
   /**
    * Extends the leases of held tasks once half of their lease is used, and returns the ids of
-   * those lost meanwhile (another worker took an expired one), for the worker to forget. A lease
-   * lost shows here, or at the compare-and-set that ends the task.
+   * those lost meanwhile, for the worker to forget: taken by another worker, or run out before a
+   * renewal got through (this process could not reach the database). One that ran out is not
+   * renewed even if nobody took it: its render was stopped when it ran out, so the task is let go
+   * and claimed again, here or elsewhere. A lease lost shows here, or at the compare-and-set that
+   * ends the task.
    */
-  renew(now: number): Promise<string[]> {
+  async renew(now: number): Promise<string[]> {
+    const { trouble } = this.#deps;
+    let lost: string[];
+    try {
+      lost = await this.#renew(now);
+      trouble.ended("renewal");
+    } catch (error) {
+      trouble.occurred(
+        "renewal",
+        "task leases not renewed: the database did not answer; renders stop when their lease runs out",
+        { tasks: this.#tasks.size, error: String(error) },
+      );
+      throw error;
+    }
+    if (lost.length === 0) trouble.ended("lease");
+    else
+      trouble.occurred("lease", "task leases lost: their renders were stopped; the tasks are claimed again", {
+        tasks: lost.length,
+      });
+    return lost;
+  }
+
+  async #renew(now: number): Promise<string[]> {
     const { store, workerId, leaseMs } = this.#deps;
-    return renewHalfSpentLeases(store, this.#tasks, now, leaseMs, (tx, id, leaseExpiresAt) =>
+    // Run out by the lease's own timer, on a clock that runs by itself. A clock moved by hand (the
+    // mock, where one process holds everything) jumps past leases at will and renews them after.
+    const ranOut = [...this.#tasks].filter(([, held]) => held.signal.aborted).map(([id]) => id);
+    const live = [...this.#tasks].filter(([, held]) => !held.signal.aborted);
+    const taken = await renewHalfSpentLeases(store, live, now, leaseMs, (tx, id, leaseExpiresAt) =>
       tx.transitionTask(id, ["processing"], { leaseExpiresAt }, workerId),
     );
+    return [...ranOut, ...taken];
   }
 
   /** Hands every held task back to the queue (a graceful stop), in one transaction. */
   async releaseAll(): Promise<void> {
     const { store, workerId } = this.#deps;
     const held = [...this.#tasks.keys()];
+    for (const task of this.#tasks.values()) task.dispose();
     this.#tasks.clear();
     await store.transaction(async (tx) => {
       for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);

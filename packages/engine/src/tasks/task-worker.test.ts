@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHarness, fakeVideoStorage, type Harness, START } from "../../test/support/harness.js";
 import { createEngine } from "../engine.js";
 import type { StoreTransaction } from "../ports.js";
@@ -140,5 +140,45 @@ describe("sweeps for work another engine holds", () => {
     }
     expect(await h.status(waiting)).toMatchObject({ status: "failed", message: "TIMEOUT" });
     await h.engine.drain();
+  });
+});
+
+describe("a render whose lease runs out", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is stopped at the lease's end, its video is not recorded, and the task is claimed again", async () => {
+    const h = await createHarness();
+    // A clock that runs by itself (one service ms per real ms), so leases end on real timers.
+    (h.clock as { scale?: number }).scale = 1;
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    h.renderer.mode = "hang";
+    const id = await h.create({ prompt: "a fox" });
+    await h.engine.tick();
+    expect(h.renderer.jobs).toHaveLength(1);
+    const { leaseExpiresAt } = (await h.store.transaction((tx) => tx.getTask(id)))!;
+
+    // No tick gets through meanwhile (the process cannot reach its database): nothing renews the
+    // lease, and its end stops the render all the same.
+    const leaseMs = leaseExpiresAt! - h.clock.now();
+    h.clock.advance(leaseMs - 1);
+    vi.advanceTimersByTime(leaseMs - 1);
+    expect(h.renderer.aborted).toEqual([]);
+    h.clock.advance(1);
+    vi.advanceTimersByTime(1);
+    expect(h.renderer.aborted).toEqual([id]);
+    await h.engine.idle();
+    expect(await h.store.transaction((tx) => tx.getTask(id))).toMatchObject({
+      state: "processing",
+      videoKey: null,
+    });
+
+    // The next tick lets the task go rather than renew it, and it is claimed and rendered anew.
+    h.renderer.mode = "succeed";
+    await h.engine.tick();
+    await h.engine.idle();
+    expect(h.renderer.jobs).toHaveLength(2);
+    expect(await h.store.transaction((tx) => tx.getTask(id))).toMatchObject({ videoKey: `videos/${id}.mp4` });
   });
 });

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
+import { TroubleLog } from "../leases/trouble-log.js";
 import type { EngineObserver, TaskOutcome } from "../observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { CompletionBatch } from "./completion-batch.js";
@@ -55,6 +56,7 @@ export class TaskWorker {
   /** Tasks this engine has claimed and keeps leased until they end or are released. */
   readonly #held: HeldTasks;
   readonly #completions: CompletionBatch;
+  readonly #trouble: TroubleLog;
   #lastReleaseSweep = Number.NEGATIVE_INFINITY;
   #lastEndSweep = Number.NEGATIVE_INFINITY;
   #draining = false;
@@ -64,7 +66,8 @@ export class TaskWorker {
   constructor(deps: TaskWorkerDependencies) {
     this.#deps = deps;
     const { store, clock, workerId, randomUUID, config } = deps;
-    this.#held = new HeldTasks({ store, workerId, leaseMs: config.leaseMs });
+    this.#trouble = new TroubleLog(config.logger);
+    this.#held = new HeldTasks({ store, clock, workerId, leaseMs: config.leaseMs, trouble: this.#trouble });
     this.#completions = new CompletionBatch({ store, clock, workerId, randomUUID });
   }
 
@@ -230,6 +233,8 @@ export class TaskWorker {
   #startRender(task: TaskRecord) {
     const { renderer } = this.#deps;
     const controller = new AbortController();
+    // Stopped by a drain, a forced outcome, or the task's lease running out.
+    const signal = AbortSignal.any([controller.signal, this.#held.leaseSignal(task.id)]);
     const job = {
       taskId: task.id,
       request: task.request,
@@ -240,20 +245,22 @@ export class TaskWorker {
       try {
         let videoKey: string;
         try {
-          ({ videoKey } = await renderer.render(job, controller.signal));
+          ({ videoKey } = await renderer.render(job, signal));
         } catch (error) {
-          if (controller.signal.aborted) return;
+          if (signal.aborted) return;
           await this.#failRender(task, error);
           return;
         }
-        if (controller.signal.aborted) return;
+        // A video made after the lease ran out is not ours to record: the next holder renders again.
+        if (signal.aborted) return;
         try {
           await this.#recordRender(task, videoKey);
+          this.#trouble.ended("record");
         } catch (error) {
           // Not the render's fault, so not GENERATION_FAILED: the store failed (PostgreSQL ended the
           // session of a process frozen meanwhile, a failover). The task is let go: its lease runs
           // out, and it is claimed and rendered again, here or elsewhere.
-          this.#deps.config.logger.warn?.("could not record a render (the task is rendered again)", {
+          this.#trouble.occurred("record", "could not record a render: the task is rendered again", {
             taskId: task.id,
             error: String(error),
           });
