@@ -7,8 +7,9 @@
 //            samples all) exported by OTLP http/protobuf to a receiver in this process.
 // Target: metrics on costs at most 3% of the throughput of off, for reads and for creates.
 //
-// A shared machine drifts: the three run in rounds, one after the other in each round, and the
-// figure reported for each is the median of its rounds' ratios to off in the same round.
+// A shared machine drifts: the three run in rounds, one after the other in each round (each round
+// starting with the next one), and the figure reported for each is the median of its rounds' ratios
+// to off in the same round.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -139,13 +140,15 @@ async function main() {
 
     const runs = Object.fromEntries(variants.map((variant) => [variant.name, { reads: [], creates: [] }]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const variant of variants) {
+      // Each round starts with another variant, so none is always first after a pause or last in a busy spell.
+      const order = variants.map((_, index) => variants[(index + round) % variants.length]);
+      for (const variant of order) {
         const reads = await scrapedDuring(variant.metricsUrl, () =>
           load(`${variant.name} status reads`, read(variant)),
         );
         runs[variant.name].reads.push(reads);
       }
-      for (const variant of variants) {
+      for (const variant of order) {
         const creates = await scrapedDuring(variant.metricsUrl, () =>
           load(`${variant.name} creates`, post(variant)),
         );
