@@ -1,6 +1,7 @@
 // Starting and stopping the servers under test as child processes.
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI the benchmarks start: they measure what users run. */
@@ -81,4 +82,20 @@ export function startProcess(args, env) {
       return exited;
     },
   };
+}
+
+/** Waits until the worker has finished every task: a busy worker would slow whichever run comes next. */
+export async function settled(dbPath) {
+  const database = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    for (;;) {
+      const { open } = database
+        .prepare("select count(*) as open from tasks where state in ('queued', 'processing')")
+        .get();
+      if (open === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    database.close();
+  }
 }

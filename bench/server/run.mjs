@@ -11,7 +11,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { textTable } from "../text-table.mjs";
 import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "./closed-loop.mjs";
@@ -21,6 +20,7 @@ import {
   seedStatusTargets,
   serverCli,
   serverEnvironment,
+  settled,
   startProcess,
 } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
@@ -41,22 +41,6 @@ async function json(url, init) {
   if (!response.ok)
     throw new Error(`${init?.method ?? "GET"} ${url}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-/** Waits until the worker has finished every task: a busy worker would slow whichever run comes next. */
-async function settled(dbPath) {
-  const database = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    for (;;) {
-      const { open } = database
-        .prepare("select count(*) as open from tasks where state in ('queued', 'processing')")
-        .get();
-      if (open === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    database.close();
-  }
 }
 
 function summarise(name, rows, baselines) {

@@ -15,7 +15,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "../server/closed-loop.mjs";
 import {
   auth,
@@ -23,6 +22,7 @@ import {
   seedStatusTargets,
   serverCli,
   serverEnvironment,
+  settled,
   startProcess,
 } from "../server/processes.mjs";
 import { textTable } from "../text-table.mjs";
@@ -46,22 +46,6 @@ async function startTraceSink() {
     exports: () => exports,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
-}
-
-/** Waits until the worker has ended every task, so no run pays for the last one's renders. */
-async function settled(dbPath) {
-  const database = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    for (;;) {
-      const { open } = database
-        .prepare("select count(*) as open from tasks where state in ('queued', 'processing')")
-        .get();
-      if (open === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    database.close();
-  }
 }
 
 /** Scrapes `/metrics` every second while `work` runs, as a (busy) Prometheus would. */

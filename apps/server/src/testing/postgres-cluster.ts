@@ -12,10 +12,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import pg from "pg";
+import { freeLoopbackPort } from "./free-port.js";
 
 export interface PostgresCluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`: the superuser on the default database. */
@@ -75,7 +75,7 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw new Error(`initdb failed: ${stderr || String(error)}`);
   }
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const alsoListen = options.alsoListen ?? { addresses: [], clients: [] };
   if (alsoListen.clients.length > 0)
     appendFileSync(
@@ -177,17 +177,6 @@ function clusterOwner(): { uid: number; gid: number } | undefined {
   const uid = Number(execFileSync("id", ["-u", "nobody"]).toString().trim());
   const gid = Number(execFileSync("id", ["-g", "nobody"]).toString().trim());
   return { uid, gid };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitUntilAccepting(url: string, child: ChildProcess, stderr: () => string): Promise<void> {

@@ -4,10 +4,11 @@
  * workload goes through every outcome; the series are read back through Prometheus's HTTP API.
  */
 import { afterAll, expect, it } from "vitest";
+import { freeLoopbackPort } from "../../src/testing/free-port.js";
 import { createTask, waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { describeWith, PROMETHEUS } from "../support/prometheus-binaries.js";
-import { freeLoopbackPort, type PrometheusServer, startPrometheus } from "../support/prometheus-server.js";
+import { type PrometheusServer, startPrometheus } from "../support/prometheus-server.js";
 import { answering, startReceiver, type TestReceiver } from "../support/receivers.js";
 import {
   eventually,

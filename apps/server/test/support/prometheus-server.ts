@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freeLoopbackPort } from "../../src/testing/free-port.js";
 import { eventually } from "./server-process.js";
 
 const RULES = fileURLToPath(new URL("../../../../deploy/prometheus/genvideo-rules.yml", import.meta.url));
@@ -31,17 +31,6 @@ export interface PrometheusServer {
   /** Every label name Prometheus holds. */
   labelNames(): Promise<string[]>;
   stop(): Promise<void>;
-}
-
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrometheus(
