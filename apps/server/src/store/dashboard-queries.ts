@@ -7,7 +7,7 @@
  */
 import type { LedgerEntry, TaskState, WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import { ledgerFromRow, webhookAttemptFromRow, webhookEventFromRow } from "./rows.js";
+import { ledgerFromRow, nullableInteger, webhookAttemptFromRow, webhookEventFromRow } from "./rows.js";
 import type { Database, TasksTable } from "./tables.js";
 
 /** Where a page of a newest-first list starts: strictly older than this row. */
@@ -63,9 +63,6 @@ const TASK_SUMMARY_COLUMNS = [
 
 type SummaryRow = Pick<Selectable<TasksTable>, (typeof TASK_SUMMARY_COLUMNS)[number]>;
 
-const nullableNumber = (value: number | string | null): number | null =>
-  value === null ? null : Number(value);
-
 function taskSummary(row: SummaryRow): TaskSummary {
   return {
     id: row.id,
@@ -74,10 +71,10 @@ function taskSummary(row: SummaryRow): TaskSummary {
     modelType: row.model_type,
     progress: Number(row.progress),
     cost: Number(row.cost),
-    refundedAt: nullableNumber(row.refunded_at),
+    refundedAt: nullableInteger(row.refunded_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    completedAt: nullableNumber(row.completed_at),
+    completedAt: nullableInteger(row.completed_at),
     promptPreview: promptPreview(row.request),
   };
 }
@@ -394,7 +391,7 @@ export class DashboardQueries {
       payload: row.payload,
       createdAt: Number(row.created_at),
       durationMs: Number(row.duration_ms),
-      statusCode: nullableNumber(row.status_code),
+      statusCode: nullableInteger(row.status_code),
       error: row.error,
       responseExcerpt: row.response_excerpt,
     }));
@@ -413,7 +410,7 @@ export class DashboardQueries {
     return rows.map((row) => ({
       id: row.id,
       createdAt: Number(row.created_at),
-      expiresAt: nullableNumber(row.expires_at),
+      expiresAt: nullableInteger(row.expires_at),
     }));
   }
 

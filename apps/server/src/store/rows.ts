@@ -1,6 +1,6 @@
 /**
  * Translation between table rows and the engine's records. Integer columns
- * go through `Number()` because PostgreSQL returns `bigint` as a string.
+ * go through `Number()`, a no-op on the numbers both stores read (see tables.ts).
  */
 import type {
   AccountRecord,
@@ -25,7 +25,7 @@ import type {
 } from "./tables.js";
 
 const integer = (value: number | string): number => Number(value);
-const nullableInteger = (value: number | string | null): number | null =>
+export const nullableInteger = (value: number | string | null): number | null =>
   value === null ? null : Number(value);
 
 export const accountFromRow = (row: Selectable<AccountsTable>): AccountRecord => ({

@@ -1,8 +1,10 @@
 /**
  * Row shapes of the tables, as Kysely sees them. Times are integer
  * milliseconds of service time; JSON travels as text so the same migrations
- * and queries run on SQLite and PostgreSQL. PostgreSQL's `bigint` comes back
- * as a string, hence `number | string` on the read side of integer columns.
+ * and queries run on SQLite and PostgreSQL. Both stores read `bigint` as a
+ * number (node:sqlite's INTEGER; the PostgreSQL store's parser for `int8`, in
+ * postgres-store.ts); the read side still allows a string, which rows.ts's
+ * `Number()` converts, for a connection without that parser.
  */
 import type { ColumnType } from "kysely";
 
