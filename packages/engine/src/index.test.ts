@@ -14,6 +14,7 @@ describe("package entries", () => {
       "RateLimiterHeaders",
       "TINY_MP4_CONTENT_TYPE",
       "VideoUrlSigner",
+      "assertTransactionOpen",
       "bytesToBase64",
       "createAdminService",
       "createEngine",

@@ -16,7 +16,12 @@
  * - After a commit that made work for workers (a queued task, a due webhook
  *   event), a wake-up hint goes out through `onWork` (see pg-notify.ts).
  */
-import type { Store, StoreTransaction, TransactionOptions } from "@genvideo/engine";
+import {
+  assertTransactionOpen,
+  type Store,
+  type StoreTransaction,
+  type TransactionOptions,
+} from "@genvideo/engine";
 import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
 import pg from "pg";
 import { watchForDeadPath } from "./dead-path-watch.js";
@@ -201,7 +206,7 @@ export function createPostgresStore(
     };
     client.on("error", onConnectionError);
     const run = async (query: CompiledQuery) => {
-      if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
+      assertTransactionOpen(open);
       if (hints.singleWrite) {
         // Its one write is atomic on its own, in autocommit: no BEGIN, no COMMIT.
         if (needsTransaction(query) && writes++ > 0)

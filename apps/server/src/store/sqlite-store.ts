@@ -4,7 +4,7 @@
  * connection's lock) because Kysely's transaction layer costs several times
  * the queries on this hot path.
  */
-import type { Store, StoreTransaction } from "@genvideo/engine";
+import { assertTransactionOpen, type Store, type StoreTransaction } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, type QueryResult, SelectQueryNode } from "kysely";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
@@ -187,7 +187,7 @@ export function createSqliteStore(
           runQuery: typeof executeOnSqlite | typeof firstOnSqlite,
         ) => {
           // A query issued after its transaction ended would run in someone else's: refuse it.
-          if (!open) throw new Error("transaction already ended: a store call escaped its transaction");
+          assertTransactionOpen(open);
           if (SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
           if (shared && !savepoint) {
             run("savepoint member");

@@ -10,6 +10,7 @@ import type {
   WebhookEventRecord,
   WebhookSecretRecord,
 } from "../ports.js";
+import { assertTransactionOpen } from "./transaction-guard.js";
 import { byCreation, copy, undoableWrites } from "./undo-journal.js";
 
 interface MemoryTables {
@@ -94,9 +95,7 @@ function memoryTransaction(
   undo: (() => void)[],
   isOpen: () => boolean,
 ): StoreTransaction {
-  function guard() {
-    if (!isOpen()) throw new Error("transaction already ended: a store call escaped its transaction");
-  }
+  const guard = () => assertTransactionOpen(isOpen());
   const { put, remove, push } = undoableWrites(undo);
   const idempotencyKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
 
