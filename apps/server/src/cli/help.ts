@@ -39,5 +39,7 @@ Environment:
   GENVIDEO_WORKERS (2), GENVIDEO_UNSAFE_WORDS (comma-separated), GENVIDEO_LOG_LEVEL (info),
   GENVIDEO_RENDERER (synthetic | fixture: one tiny fixed MP4, for load tests),
   GENVIDEO_ROLE (all | api | worker), GENVIDEO_PG_POOL_SIZE (10), GENVIDEO_PG_LISTEN (on),
-  GENVIDEO_LEASE (10s: how long a dead worker's work waits before others take it)
+  GENVIDEO_LEASE (10s: how long a dead worker's work waits before others take it),
+  GENVIDEO_METRICS_PORT (none: /metrics on a port of its own), GENVIDEO_METRICS_HOST (127.0.0.1),
+  OTEL_EXPORTER_OTLP_ENDPOINT (none: traces by OTLP/HTTP, with the other standard OTEL_* variables)
 `;
