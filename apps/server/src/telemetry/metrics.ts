@@ -13,6 +13,7 @@ import type { EngineActivity, EngineObserver, HttpRequestEvent } from "@genvideo
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ServerRole } from "../config.js";
 import type { QueueSnapshot } from "./queue-snapshot.js";
+import { RequestHistogram } from "./request-histogram.js";
 
 /** What the gauges read at scrape time. */
 export interface MetricSources {
@@ -54,28 +55,20 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
     labelNames: ["role"],
   }).set({ role: sources.role }, 1);
 
-  const requests = new Histogram({
-    ...metric,
+  const requests = new RequestHistogram(registry, {
     name: "genvideo_http_request_duration_seconds",
     help: "HTTP requests by method, route template and status class (2xx, 4xx, 5xx).",
-    labelNames: ["method", "route", "status_class"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
-  // One child per label set, found by one string key: prom-client hashes a labels object on every observe.
-  const requestChildren = new Map<string, { observe(value: number): void }>();
   const observeRequest = ({ method, route, status, durationMs }: HttpRequestEvent) => {
-    const key = `${method} ${status} ${route}`;
-    let child = requestChildren.get(key);
-    if (child === undefined) {
-      const labels = {
-        method: METHODS.has(method) ? method : "other",
-        route,
-        status_class: `${Math.floor(status / 100)}xx`,
-      };
-      child = requests.labels(labels);
-      requestChildren.set(key, child);
-    }
-    child.observe(durationMs / 1000);
+    const knownMethod = METHODS.has(method) ? method : "other";
+    const statusClass = `${Math.floor(status / 100)}xx`;
+    // Every part bounded (a known method, a class, a route template): so is the number of keys.
+    requests.observe(
+      `${knownMethod} ${statusClass} ${route}`,
+      () => ({ method: knownMethod, route, status_class: statusClass }),
+      durationMs / 1000,
+    );
   };
 
   const created = new Counter({
