@@ -29,6 +29,8 @@ describe("package entries", () => {
       "TEST_WEBHOOK_SECRET",
       "cliCommand",
       "eventually",
+      "freeLoopbackPort",
+      "listenOnLoopback",
       "removeDataDir",
       "runCli",
       "serverEnvironment",

@@ -15,6 +15,7 @@ import {
   type WebhookPayload,
 } from "@genvideo/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenOnLoopback } from "../src/testing/loopback.js";
 import {
   type RunningServer,
   removeDataDir,
@@ -127,7 +128,7 @@ describe("against the reference server", { timeout: 60_000 }, () => {
         response.writeHead(400).end(String(error));
       }
     });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(receiver);
     const callback_url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/genvideo`;
     try {
       const video = await client.generate({ prompt: "a webhook fox", callback_url }, wait);

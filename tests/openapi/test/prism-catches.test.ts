@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildOpenApiDocument } from "@genvideo/schema";
+import { listenOnLoopback } from "@genvideo/server/testing";
 import { afterAll, expect, it } from "vitest";
 import { startPrismProxy, violationsOf } from "./support/prism.js";
 import { scratchDirectory } from "./support/tools.js";
@@ -18,7 +19,7 @@ it("reports a wrong answer of the server as a response violation", async () => {
     // A completed task without a video URL, a task id that is no UUID, a numeric message.
     response.end(JSON.stringify({ status: "completed", task_id: "42", message: 7, video_url: null }));
   });
-  await new Promise<void>((resolve) => wrong.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(wrong);
   const documentPath = scratch.write("openapi.json", JSON.stringify(buildOpenApiDocument()));
   const prism = await startPrismProxy(
     documentPath,

@@ -15,7 +15,7 @@ import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, rmSync
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import pg from "pg";
-import { freeLoopbackPort } from "./free-port.js";
+import { freeLoopbackPort } from "./loopback.js";
 
 export interface PostgresCluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`: the superuser on the default database. */

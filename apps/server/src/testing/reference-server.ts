@@ -25,6 +25,7 @@ const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
 const fromSource = import.meta.url.endsWith(".ts");
 
 // Customers' suites that start the server want somewhere for its webhooks to land.
+export { freeLoopbackPort, listenOnLoopback } from "./loopback.js";
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 export const TEST_API_KEY = "test_key_0123456789abcdefghij";

@@ -2,6 +2,7 @@
 /** A loopback HTTP endpoint that records the webhooks the server sends (start the server with GENVIDEO_ALLOW_INSECURE_CALLBACKS=1). */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./loopback.js";
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -35,7 +36,7 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
       settle();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,

@@ -6,8 +6,6 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
@@ -18,18 +16,11 @@ import {
   S3_TEST_REGION,
   startLocalS3,
 } from "../../test/support/s3-server.js";
+import { freeLoopbackPort } from "../testing/loopback.js";
 import { S3RequestError, S3VideoStorage, type S3VideoStorageOptions } from "./s3-video-storage.js";
 
 const DAY_MS = 86_400_000;
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 let s3: LocalS3Server;
 let stagingDir: string;
 
@@ -230,7 +221,7 @@ describe("access check", () => {
     await expect(
       storage({ credentials: { accessKeyId: "S3RVER", secretAccessKey: "wrong" } }).checkAccess(),
     ).rejects.toMatchObject({ status: 403, code: "SignatureDoesNotMatch" });
-    const unreachable = storage({ endpoint: `http://127.0.0.1:${await closedPort()}` }).checkAccess();
+    const unreachable = storage({ endpoint: `http://127.0.0.1:${await freeLoopbackPort()}` }).checkAccess();
     await expect(unreachable).rejects.toBeInstanceOf(S3RequestError);
     await expect(unreachable).rejects.toThrow(/ECONNREFUSED/);
   });

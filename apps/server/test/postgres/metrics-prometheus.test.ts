@@ -4,7 +4,7 @@
  * workload goes through every outcome; the series are read back through Prometheus's HTTP API.
  */
 import { afterAll, expect, it } from "vitest";
-import { freeLoopbackPort } from "../../src/testing/free-port.js";
+import { freeLoopbackPort } from "../../src/testing/loopback.js";
 import { createTask, waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { describeWith, PROMETHEUS } from "../support/prometheus-binaries.js";

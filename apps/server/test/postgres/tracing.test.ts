@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
+import { listenOnLoopback } from "../../src/testing/loopback.js";
 import { waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { answering, startReceiver } from "../support/receivers.js";
@@ -45,7 +46,7 @@ async function startOtlpReceiver() {
       response.end(json ? "{}" : undefined);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "../../src/testing/loopback.js";
 
 export interface ArrivedWebhook {
   webhookId: string;
@@ -56,7 +57,7 @@ export async function startFlakyReceiver(): Promise<FlakyReceiver> {
       else response.writeHead(answered).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     arrived,

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freeLoopbackPort } from "../../src/testing/free-port.js";
+import { freeLoopbackPort } from "../../src/testing/loopback.js";
 import { eventually } from "./server-process.js";
 
 const RULES = fileURLToPath(new URL("../../../../deploy/prometheus/genvideo-rules.yml", import.meta.url));

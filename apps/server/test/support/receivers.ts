@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { listenOnLoopback } from "../../src/testing/loopback.js";
 
 export interface ReceivedRequest {
   method: string;
@@ -74,7 +75,7 @@ export async function startReceiver(
       for (const waiter of closeWaiters.splice(0)) waiter();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  await listenOnLoopback(server, host);
   const { port } = server.address() as AddressInfo;
   receiver.port = port;
   const scheme = tls === undefined ? "http" : "https";

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "../../src/testing/loopback.js";
 
 export interface SlowArrival {
   webhookId: string;
@@ -57,7 +58,7 @@ export async function startSlowReceiver(options: {
     );
     timers.add(timer);
   });
-  await new Promise<void>((resolve) => server.listen(0, options.host, resolve));
+  await listenOnLoopback(server, options.host);
   return {
     url: `http://${options.host}:${(server.address() as AddressInfo).port}/hook`,
     arrived,

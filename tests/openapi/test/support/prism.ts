@@ -5,7 +5,8 @@
  * wrong with the request and the response in the `sl-violations` header.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { bin, freePort } from "./tools.js";
+import { freeLoopbackPort } from "@genvideo/server/testing";
+import { bin } from "./tools.js";
 
 export interface Violation {
   location: string[];
@@ -21,7 +22,7 @@ export interface PrismProxy {
 }
 
 export async function startPrismProxy(documentPath: string, upstream: string): Promise<PrismProxy> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child: ChildProcess = spawn(
     bin("prism"),
     [

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { listenOnLoopback } from "@genvideo/server/testing";
 
 export interface RecordedAnswer {
   status: number;
@@ -33,7 +34,7 @@ export async function startSwitchUpstream(
       response.writeHead(599).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(http);
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     close: () =>

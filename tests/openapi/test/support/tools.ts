@@ -2,7 +2,6 @@
 /** Running the customers' tools from this package's node_modules, and loopback helpers. */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,19 +38,6 @@ export function runTool(name: string, args: string[], options: { cwd?: string } 
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.once("error", reject);
     child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A port free on 127.0.0.1 right now, for a tool that cannot listen on port 0 and report it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 

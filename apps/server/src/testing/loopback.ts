@@ -1,0 +1,29 @@
+/// <reference types="node" />
+import type { Server } from "node:net";
+import { createServer } from "node:net";
+
+/**
+ * Starts `server` listening on a port of 127.0.0.1 (or `host`) the OS picks, and resolves with
+ * that port: the one way tests and their helpers start a loopback server.
+ */
+export async function listenOnLoopback(server: Server, host = "127.0.0.1"): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return (server.address() as { port: number }).port;
+}
+
+/**
+ * A loopback TCP port free right now (the OS picks it), for a server a test starts next that
+ * cannot listen on port 0 and report its port itself (a child process, a tool).
+ */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  const port = await listenOnLoopback(probe);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
