@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark in one run, one after the other (they share two cores),
-// then a summary. A benchmark exits non-zero when it misses its issue's target or fails;
+// then a summary. A benchmark exits non-zero when it misses its target or fails;
 // the run goes on either way, so one miss does not hide the other figures.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

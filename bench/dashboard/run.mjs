@@ -1,7 +1,7 @@
 // The dashboard's task list with 100 000 tasks stored: the first page and the
 // request for the next one (its "Older tasks" link, a keyset cursor), one at a
 // time from a signed-in session, p50 and p99 in ms. The built server, SQLite.
-// The issue names no target: the figures are reported, not judged.
+// There is no target: the figures are reported, not judged.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// Benchmark of the synthetic renderer (issue 4): render time of the default
+// Benchmark of the synthetic renderer: render time of the default
 // clip, and status-read latency while renders run. Not part of the test suite.
 //   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--priority=-10] [--niceness=10]
 // It bundles the renderer from apps/server/src with esbuild (the sources use

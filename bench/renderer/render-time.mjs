@@ -22,7 +22,7 @@ const serverRoot = join(repoRoot, "apps", "server");
 const { values: options } = parseArgs({
   options: {
     runs: { type: "string", default: "5" },
-    // The renderer before issue 14's speed-up.
+    // The renderer before its speed-up, the baseline the figures are compared with.
     baseline: { type: "string", default: "8451b2c0abdf85caca6bc687e23f293b2206faf5" },
     slots: { type: "string", default: "2" },
     seconds: { type: "string", default: "5" },

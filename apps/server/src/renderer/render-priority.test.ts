@@ -3,7 +3,7 @@ import { getPriority } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnLowered } from "./h264-encoder.js";
 
-// Status reads must keep their latency while renders run (issue 4): a render's
+// Status reads must keep their latency while renders run: a render's
 // processes get a higher nice value and, on Linux, the SCHED_IDLE policy.
 describe("spawnLowered", () => {
   const children: ReturnType<typeof spawn>[] = [];
