@@ -2,6 +2,8 @@
  * The wire contract's refusals, through real HTTP: every auth error body of
  * docs/api.md#authentication and every code of docs/api.md#errors, each with its body.
  */
+
+import { PNG_IMAGE } from "@genvideo/schema/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
 import {
@@ -86,18 +88,18 @@ describe("create rejections", () => {
     bad("an unknown field", { ...PROMPT, duration: 5 }),
     bad("an unknown model", { ...PROMPT, model_type: "gen-9" }),
     bad("an unknown aspect ratio", { ...PROMPT, aspect_ratio: "4:3" }),
-    bad("a start frame alone", { ...PROMPT, start_frame: png() }),
+    bad("a start frame alone", { ...PROMPT, start_frame: PNG_IMAGE }),
     bad("frames mixed with reference images", {
       ...PROMPT,
-      start_frame: png(),
-      end_frame: png(),
-      reference_images: [png()],
+      start_frame: PNG_IMAGE,
+      end_frame: PNG_IMAGE,
+      reference_images: [PNG_IMAGE],
     }),
-    bad("five reference images", { ...PROMPT, reference_images: Array(5).fill(png()) }),
+    bad("five reference images", { ...PROMPT, reference_images: Array(5).fill(PNG_IMAGE) }),
     bad("an image that is not a data URI", { ...PROMPT, reference_images: ["https://x/y.png"] }),
     bad("an image whose bytes are not the declared type", {
       ...PROMPT,
-      reference_images: [png().replace("image/png", "image/jpeg")],
+      reference_images: [PNG_IMAGE.replace("image/png", "image/jpeg")],
     }),
     bad("a callback that is not a URL", { ...PROMPT, callback_url: "not a url" }),
     bad(
@@ -197,9 +199,3 @@ describe("status rejections", () => {
     expect(await response.json()).toMatchObject({ error: "Not Found", code: "NOT_FOUND" });
   });
 });
-
-function png(): string {
-  // A PNG signature and IHDR: enough for validation (64x36), never rendered here.
-  const bytes = Buffer.from("89504e470d0a1a0a0000000d4948445200000040000000240802000000", "hex");
-  return `data:image/png;base64,${Buffer.concat([bytes, Buffer.alloc(4)]).toString("base64")}`;
-}
