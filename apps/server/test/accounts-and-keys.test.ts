@@ -215,3 +215,48 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("the CLI's keys, first hour", () => {
+  it("creates a key that expires after --expires of service time, and lists keys with ids and names", async () => {
+    const created = await cli("keys", "create", "--name", "nightly job", "--expires", "30d");
+    const key = printedKey(created);
+    const id = printedKeyId(created);
+    const expires = /^It expires (\S+) \(service time\)\.$/m.exec(created);
+    expect(expires).not.toBeNull();
+    const expiresIn = Date.parse(expires![1]!) - Date.now();
+    // Service time runs 60x here and may be ahead of the wall clock: at least 30 days ahead, not a year.
+    expect(expiresIn).toBeGreaterThan(29 * 86_400_000);
+    expect(expiresIn).toBeLessThan(365 * 86_400_000);
+    expect(await credits(server, key)).toBeGreaterThanOrEqual(0);
+
+    const listed = await cli("keys", "list", "--account", "default");
+    const row = listed.split("\n").find((line) => line.startsWith(id));
+    const [rowId, name, prefix, account, state] = row!.split(/\s{2,}/);
+    expect({ rowId, name, account, state }).toEqual({
+      rowId: id,
+      name: "nightly job",
+      account: "default",
+      state: "active",
+    });
+    expect(key.startsWith(prefix!.replace("…", ""))).toBe(true);
+    expect(listed.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+ACCOUNT\s+STATE\s+CREATED\s+EXPIRES$/);
+    expect(listed).toMatch(/\s+first start\s+/);
+  });
+
+  it("refuses an --expires that is not a positive duration, with usage exit code 2", async () => {
+    for (const expires of ["0", "soon", "1x"]) {
+      const result = await runCliInProcess(["keys", "create", "--expires", expires], server.dataDir);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--expires must be a duration like 30d, 12h or 90m, got "${expires}"`);
+    }
+  });
+
+  it("suggests the nearest command for an unknown one, as a command that runs", async () => {
+    const result = await runCliInProcess(["key", "list"], server.dataDir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'genvideo-server: unknown command "key"; did you mean: genvideo-server keys list\nRun genvideo-server --help for usage.\n',
+    );
+    expect((await runCliInProcess(["keys", "list"], server.dataDir)).code).toBe(0);
+  });
+});

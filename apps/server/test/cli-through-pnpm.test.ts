@@ -28,17 +28,23 @@ function pnpmCli(...args: string[]) {
 }
 
 describe("pnpm genvideo-server at the repository root", () => {
-  it("prints only the CLI's own lines around a usage error, and exits 2", () => {
+  it("prints only the CLI's own lines around a usage error, and exits 2; its hints run as printed", () => {
     expect(pnpmCli("bogus")).toEqual({
       code: 2,
-      output: 'genvideo-server: unknown command "bogus"\nRun genvideo-server --help for usage.',
+      output: 'genvideo-server: unknown command "bogus"\nRun pnpm genvideo-server --help for usage.',
+    });
+    expect(pnpmCli("--help").code).toBe(0);
+    expect(pnpmCli("acounts", "list")).toEqual({
+      code: 2,
+      output:
+        'genvideo-server: unknown command "acounts"; did you mean: pnpm genvideo-server accounts list\nRun pnpm genvideo-server --help for usage.',
     });
   });
 
   it("prints only the CLI's line around an operator error, and exits 1", () => {
     expect(pnpmCli("accounts", "show", "nobody")).toEqual({
       code: 1,
-      output: 'genvideo-server: no account named "nobody" (see genvideo-server accounts list)',
+      output: 'genvideo-server: no account named "nobody" (see pnpm genvideo-server accounts list)',
     });
   });
 

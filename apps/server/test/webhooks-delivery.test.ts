@@ -182,7 +182,7 @@ describe("retries", () => {
     const listed = await runCliInProcess(["webhooks", "list", "--task", taskId], server.dataDir);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
-    expect(lines[0]).toBe(`${event.id}  failed  5 attempt(s)  ${target.origin}/hook`);
+    expect(lines[0]).toBe(`${event.id}  failed  5 attempts  ${target.origin}/hook`);
     expect(lines.slice(1)).toHaveLength(5);
     for (const [index, line] of lines.slice(1).entries())
       expect(line).toMatch(new RegExp(`^  #${index + 1}  \\S+  HTTP 503  \\d+ ms$`));

@@ -6,11 +6,13 @@ import {
   parseDuration,
 } from "@genvideo/engine";
 import { defaultPublicUrl } from "../config.js";
+import { KEY_STATE_WORDS, keyLabel, keyState } from "../dashboard/key-state.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
-import type { AdminContext } from "./admin-context.js";
+import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
 import { formatTable, formatTime } from "./format.js";
+import { cliInvocation } from "./invocation.js";
 import { runWebhookCheck } from "./webhook-check-command.js";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
@@ -52,7 +54,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
     io.out(`Created account "${account.name}" (${account.id}) with ${account.credits} credits.`);
     io.out("Webhook signing secret (shown once, store it now):");
     io.out(webhookSecret);
-    io.out(`Create an API key with: genvideo-server keys create --account ${account.name}`);
+    io.out(`Create an API key with: ${cliInvocation(io.env)} keys create --account ${account.name}`);
     return 0;
   },
   async list({ rest, options, admin, io }) {
@@ -68,8 +70,8 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
       );
     return 0;
   },
-  async show({ rest, options, admin, io }) {
-    const account = await requireAccount(admin, single(rest, "accounts show <name>"));
+  async show({ rest, options, admin, context, io }) {
+    const account = await requireAccount(admin, single(rest, "accounts show <name>"), io);
     const [keys, ledger] = await Promise.all([admin.listApiKeys(account.id), admin.listLedger(account.id)]);
     if (options.json) {
       io.out(JSON.stringify({ account, keys, ledger }, null, 2));
@@ -79,7 +81,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
     io.out(`Credits: ${account.credits}`);
     io.out(`Created: ${formatTime(account.createdAt)}`);
     io.out("");
-    io.out(keyTable(keys, account));
+    io.out(keyTable(keys, context.clock.now(), account));
     io.out("");
     const recent = ledger.slice(-20);
     io.out(
@@ -95,7 +97,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
   },
   async credit({ rest, admin, io }) {
     if (rest.length !== 2) throw new UsageError("usage: accounts credit <name> <N>");
-    const account = await requireAccount(admin, rest[0]!);
+    const account = await requireAccount(admin, rest[0]!, io);
     const updated = await admin.creditAccount(account.id, wholeNumber(rest[1]!, "<N>"));
     io.out(`Account "${updated.name}" now has ${updated.credits} credits.`);
     return 0;
@@ -103,23 +105,25 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
 });
 
 export const runKeysCommand: AdminCommand = commandWithActions("keys", {
-  async create({ rest, options, admin, io }) {
-    none(rest, "keys create [--account <name>] [--name <label>]");
-    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
-    const { key, apiKey } = await admin.createApiKey(account.id, { name: options.name ?? "" });
+  async create({ rest, options, admin, context, io }) {
+    none(rest, "keys create [--account <name>] [--name <label>] [--expires 30d]");
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME, io);
+    const expiresAt = options.expires === undefined ? null : context.clock.now() + expiryOf(options.expires);
+    const { key, apiKey } = await admin.createApiKey(account.id, { name: options.name ?? "", expiresAt });
     io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
     io.out(key);
+    if (expiresAt !== null) io.out(`It expires ${formatTime(expiresAt)} (service time).`);
     return 0;
   },
-  async list({ rest, options, admin, io }) {
+  async list({ rest, options, admin, context, io }) {
     none(rest, "keys list [--account <name>]");
     const accounts =
       options.account === undefined
         ? await admin.listAccounts()
-        : [await requireAccount(admin, options.account)];
+        : [await requireAccount(admin, options.account, io)];
     const keys = (await Promise.all(accounts.map((a) => admin.listApiKeys(a.id)))).flat();
     if (options.json) io.out(JSON.stringify(keys, null, 2));
-    else io.out(keyTable(keys, ...accounts));
+    else io.out(keyTable(keys, context.clock.now(), ...accounts));
     return 0;
   },
   async revoke({ rest, admin, io }) {
@@ -152,7 +156,9 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
     }
     if (events.length === 0) io.out(`No webhook deliveries for task ${options.task}.`);
     for (const event of events) {
-      io.out(`${event.id}  ${event.state}  ${event.attemptCount} attempt(s)  ${event.url}`);
+      io.out(
+        `${event.id}  ${event.state}  ${event.attemptCount} attempt${event.attemptCount === 1 ? "" : "s"}  ${event.url}`,
+      );
       for (const attempt of event.attempts) {
         const outcome =
           attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no response");
@@ -175,7 +181,7 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
   },
   async "rotate-secret"({ rest, options, admin, io }) {
     none(rest, "webhooks rotate-secret [--account <name>] [--overlap 24h]");
-    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME, io);
     const overlapMs = overlapOf(options);
     const secret = await admin.rotateWebhookSecret(account.id, overlapMs);
     io.out(`New webhook signing secret for account "${account.name}" (shown once, store it now):`);
@@ -192,7 +198,7 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
 export const runDashboardCommand: AdminCommand = commandWithActions("dashboard", {
   async link({ rest, options, admin, context, io }) {
     none(rest, "dashboard link [--account <name>]");
-    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME);
+    const account = await requireAccount(admin, options.account ?? DEFAULT_ACCOUNT_NAME, io);
     const publicUrl = context.config.publicUrl ?? defaultPublicUrl(context.config.host, context.config.port);
     const { url } = await createSignInLink(new DashboardQueries(context.db), account.id, publicUrl);
     io.out(`Dashboard sign-in link for account "${account.name}" (works once, for 15 minutes):`);
@@ -201,25 +207,20 @@ export const runDashboardCommand: AdminCommand = commandWithActions("dashboard",
   },
 });
 
-function keyTable(keys: ApiKeySummary[], ...accounts: AccountRecord[]): string {
+function keyTable(keys: ApiKeySummary[], now: number, ...accounts: AccountRecord[]): string {
   const names = new Map(accounts.map((a) => [a.id, a.name]));
   return formatTable(
-    ["ID", "PREFIX", "ACCOUNT", "STATE", "CREATED", "EXPIRES"],
+    ["ID", "NAME", "PREFIX", "ACCOUNT", "STATE", "CREATED", "EXPIRES"],
     keys.map((k) => [
       k.id,
+      keyLabel(k),
       `${k.prefix}…`,
       names.get(k.accountId) ?? k.accountId,
-      k.revokedAt !== null ? "revoked" : k.expiresAt !== null ? "expiring" : "active",
+      KEY_STATE_WORDS[keyState(k, now)],
       formatTime(k.createdAt),
       formatTime(k.expiresAt),
     ]),
   );
-}
-
-async function requireAccount(admin: AdminContext["admin"], name: string): Promise<AccountRecord> {
-  const account = await admin.getAccount(name);
-  if (!account) throw new CommandError(`no account named "${name}" (see genvideo-server accounts list)`);
-  return account;
 }
 
 function single(args: string[], usage: string): string {
@@ -244,6 +245,17 @@ function signed(value: number): string {
 }
 
 /** `--overlap` in ms, 24 h when absent (durations as `parseDuration` reads them: `24h`, `30m`, `0`). */
+function expiryOf(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch {
+    ms = 0;
+  }
+  if (ms <= 0) throw new UsageError(`--expires must be a duration like 30d, 12h or 90m, got "${text}"`);
+  return ms;
+}
+
 function overlapOf(options: CliOptions): number {
   try {
     return parseDuration(options.overlap ?? "24h");

@@ -4,12 +4,14 @@
  * and the engine's admin service, so the CLI and the HTTP API share one set of
  * rules for keys, credits and webhooks.
  */
-import { type AdminService, createAdminService } from "@genvideo/engine";
+import { type AccountRecord, type AdminService, createAdminService } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import type { ServerConfig } from "../config.js";
 import { openHostDatabase } from "../host/host-database.js";
 import type { Database } from "../store/tables.js";
+import { type CliIo, CommandError } from "./command-line.js";
+import { cliInvocation } from "./invocation.js";
 
 export interface AdminContext {
   admin: AdminService;
@@ -33,4 +35,12 @@ export async function withAdminContext<T>(
   } finally {
     await database.close();
   }
+}
+
+/** The account an admin command names, or an error that says how to list the accounts there are. */
+export async function requireAccount(admin: AdminService, name: string, io: CliIo): Promise<AccountRecord> {
+  const account = await admin.getAccount(name);
+  if (!account)
+    throw new CommandError(`no account named "${name}" (see ${cliInvocation(io.env)} accounts list)`);
+  return account;
 }

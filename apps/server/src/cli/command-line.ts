@@ -29,6 +29,7 @@ export const OPTIONS = {
   task: { type: "string" },
   secret: { type: "string" },
   name: { type: "string" },
+  expires: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },
   role: { type: "string" },

@@ -9,9 +9,10 @@ Commands:
   accounts list                          List accounts with their credits
   accounts show <name>                   Show one account, its keys and its ledger
   accounts credit <name> <N>             Add N credits to an account
-  keys create [--account <name>] [--name <label>]
-                                         Create an API key (default account: "default"); printed once
-  keys list [--account <name>]           List API keys (prefix, state), never the keys themselves
+  keys create [--account <name>] [--name <label>] [--expires 30d]
+                                         Create an API key (default account: "default"); printed once;
+                                         with --expires it is refused after that much service time
+  keys list [--account <name>]           List API keys (id, name, prefix, state), never the keys themselves
   keys revoke <id>                       Revoke a key; refused from its next request on
   keys rotate <id> [--overlap 24h]       New key for the same account; the old one works for the overlap
   webhooks list --task <id>              Webhook deliveries of a task, with every attempt

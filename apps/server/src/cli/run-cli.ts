@@ -15,6 +15,10 @@ import {
 import { withAdminContext } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, OPTIONS, UsageError } from "./command-line.js";
 import { USAGE } from "./help.js";
+import { cliInvocation } from "./invocation.js";
+import { nearestCommand } from "./nearest-command.js";
+
+const COMMANDS = ["start", "accounts", "keys", "webhooks", "dashboard", "help"] as const;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: CliOptions; positionals: string[] };
@@ -22,7 +26,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     io.err(`genvideo-server: ${(error as Error).message}`);
-    io.err("Run genvideo-server --help for usage.");
+    io.err(`Run ${cliInvocation(io.env)} --help for usage.`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -47,8 +51,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await withAdminContext(config, (context) => runWebhooksCommand(rest, values, context, io));
       case "dashboard":
         return await withAdminContext(config, (context) => runDashboardCommand(rest, values, context, io));
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+      default: {
+        const meant = nearestCommand(command, COMMANDS);
+        throw new UsageError(
+          `unknown command "${command}"${meant ? `; did you mean: ${[cliInvocation(io.env), meant, ...rest].join(" ")}` : ""}`,
+        );
+      }
     }
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -57,7 +65,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (error instanceof UsageError) {
       io.err(`genvideo-server: ${error.message}`);
-      io.err("Run genvideo-server --help for usage.");
+      io.err(`Run ${cliInvocation(io.env)} --help for usage.`);
       return 2;
     }
     if (error instanceof CommandError || AdminError.isInstance(error)) {

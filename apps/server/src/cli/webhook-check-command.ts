@@ -3,10 +3,10 @@
  * account's current secret (or `--secret`). From the command line any http(s) URL is allowed,
  * loopback included: it is the developer's own machine, not a server strangers can point at things.
  */
-import { type AccountRecord, DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
+import { DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
 import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
 import { DashboardQueries } from "../store/dashboard-queries.js";
-import type { AdminContext } from "./admin-context.js";
+import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
 
 const usage = "webhooks check <url> [--secret whsec_...] [--task <id>] [--account <name>] [--json]";
@@ -32,7 +32,7 @@ export async function runWebhookCheck(call: {
   // The account matters only for its secret and its tasks: `--secret` alone needs none.
   const account =
     options.secret === undefined || options.task !== undefined
-      ? await requireAccount(context, options.account ?? DEFAULT_ACCOUNT_NAME)
+      ? await requireAccount(context.admin, options.account ?? DEFAULT_ACCOUNT_NAME, io)
       : undefined;
   const secret = options.secret ?? (account && (await context.admin.currentWebhookSecret(account.id)));
   if (!secret) throw new CommandError(`account "${account?.name}" has no live webhook secret; pass --secret`);
@@ -57,12 +57,6 @@ export async function runWebhookCheck(call: {
     io.out(formatWebhookCheckReport(report));
   }
   return report.ok ? 0 : 1;
-}
-
-async function requireAccount(context: AdminContext, name: string): Promise<AccountRecord> {
-  const account = await context.admin.getAccount(name);
-  if (!account) throw new CommandError(`no account named "${name}" (see genvideo-server accounts list)`);
-  return account;
 }
 
 function receiverUrl(text: string): string {

@@ -2,27 +2,9 @@
 import type { ApiKeySummary } from "@genvideo/engine";
 import { html } from "hono/html";
 import { EXPIRY_CHOICES, formatDuration, formatTime } from "./format.js";
+import { KEY_STATE_WORDS, keyLabel, keyState } from "./key-state.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { overlapFieldset } from "./webhooks-pages.js";
-
-/** A key that stops within this (service time) is badged "expires soon". */
-const EXPIRES_SOON_MS = 24 * 3_600_000;
-
-export type KeyState = "revoked" | "expired" | "expiring" | "active";
-
-export function keyState(key: ApiKeySummary, now: number): KeyState {
-  if (key.revokedAt !== null) return "revoked";
-  if (key.expiresAt === null) return "active";
-  if (key.expiresAt <= now) return "expired";
-  return key.expiresAt - now <= EXPIRES_SOON_MS ? "expiring" : "active";
-}
-
-const STATE_WORDS: Record<KeyState, string> = {
-  revoked: "revoked",
-  expired: "expired",
-  expiring: "expires soon",
-  active: "active",
-};
 
 /** When the key stops, in words: "never", "in 30 d (…)", "ended …"; a revoked key says when it was revoked. */
 function expiryText(key: ApiKeySummary, now: number): string {
@@ -44,10 +26,6 @@ export interface KeysPageData {
   created?: { key: string; summary: ApiKeySummary; replaced?: ApiKeySummary };
   message?: string;
   problem?: string;
-}
-
-export function keyLabel(key: Pick<ApiKeySummary, "name">): string {
-  return key.name || "no name";
 }
 
 export function keysPageBody(viewer: Viewer, data: KeysPageData): Html {
@@ -79,14 +57,15 @@ ${csrfField(viewer)}
 </form>
 <h2>Keys</h2>
 <div class="table-wrap" tabindex="0"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">State</th><th scope="col" class="optional">Created</th><th scope="col">Last used</th><th scope="col" class="optional">Expires</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col" class="optional">Id</th><th scope="col">Prefix</th><th scope="col">State</th><th scope="col" class="optional">Created</th><th scope="col">Last used</th><th scope="col" class="optional">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${newest.map((key) => {
   const state = keyState(key, data.serviceNow);
   return html`<tr id="key-${key.id}">
 <td>${keyLabel(key)}</td>
+<td class="mono optional" data-key-id>${key.id}</td>
 <td class="mono" data-prefix>${key.prefix}…</td>
-<td>${stateBadge(state, STATE_WORDS[state])}</td>
+<td>${stateBadge(state, KEY_STATE_WORDS[state])}</td>
 <td class="optional">${formatTime(key.createdAt)}</td>
 <td data-last-used>${key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
 <td class="optional" data-expires>${expiryText(key, data.serviceNow)}</td>

@@ -11,6 +11,7 @@ import {
   viewerOf,
 } from "../dashboard-env.js";
 import { EXPIRY_CHOICES, OVERLAP_CHOICES } from "../format.js";
+import { keyLabel } from "../key-state.js";
 import {
   type KeysPageData,
   keysPageBody,
@@ -97,7 +98,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
       );
       return keysPage(c, {
         created: { key: rotated.key, summary: rotated.apiKey, replaced: rotated.previous },
-        message: `Rotated "${key.name || "unnamed"}". ${overlapMessage(overlap.ms)}`,
+        message: `Rotated "${keyLabel(key)}". ${overlapMessage(overlap.ms)}`,
       });
     } catch (error) {
       if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
@@ -117,7 +118,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
     await admin.revokeApiKey(key.id);
     logger.info({ accountId: key.accountId, keyId: key.id }, "dashboard revoked an API key");
     return keysPage(c, {
-      message: `Revoked "${key.name || "unnamed"}" (${key.prefix}…): refused from its next request on.`,
+      message: `Revoked "${keyLabel(key)}" (${key.prefix}…): refused from its next request on.`,
     });
   });
 
