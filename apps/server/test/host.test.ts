@@ -30,6 +30,28 @@ function scratch(): string {
 }
 
 describe("first start", () => {
+  it("shows the key, the webhook secret and the sign-in link on stderr only: the structured log on stdout holds none", async () => {
+    const server = await startServer({ bootstrap: false, env: { GENVIDEO_RENDERER: "fixture" } });
+    directories.push(server.dataDir);
+    const shown = server.stderr();
+    const key = /^(gen_sk_\S+)$/m.exec(shown)?.[1];
+    const secret = /^(whsec_\S+)$/m.exec(shown)?.[1];
+    const token = /\/dashboard\/sign-in\?token=(\S+)$/m.exec(shown)?.[1];
+    expect([key, secret, token].every(Boolean), shown).toBe(true);
+    // Use the server a little, so the log has requests in it too.
+    expect((await server.api("/api/gen/account", { key: key! })).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+
+    const lines = server
+      .stdout()
+      .split("\n")
+      .filter((line) => line !== "");
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    for (const value of [key!, secret!, token!, secret!.slice("whsec_".length)])
+      expect(server.stdout()).not.toContain(value);
+  });
+
   it("creates the default account and prints its key and secret once, on the first start only", async () => {
     const dataDir = scratch();
     const first = await startServer({ dataDir, bootstrap: false, env: { GENVIDEO_RENDERER: "fixture" } });
@@ -44,7 +66,12 @@ describe("first start", () => {
     expect(await first.stop()).toBe(0);
 
     const second = await startServer({ dataDir, bootstrap: false, env: { GENVIDEO_RENDERER: "fixture" } });
-    expect(second.output()).not.toMatch(/gen_sk_|whsec_/);
+    expect(second.output()).not.toMatch(/gen_sk_|whsec_|token=/);
+    // Every start, not only the first, says where the dashboard is and how to get a sign-in link.
+    for (const server of [first, second])
+      expect(server.stderr()).toContain(
+        `genvideo-server: dashboard at ${server.url}/dashboard; a sign-in link: genvideo-server dashboard link --account default`,
+      );
     expect((await second.api("/api/gen/account", { key })).status).toBe(200);
     expect(await second.stop()).toBe(0);
   });

@@ -35,8 +35,8 @@ export function startCustomerServer(
   return new Promise((resolve, reject) => {
     const check = () => {
       const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      const apiKey = /API key \(shown once, store it now\):\n(\S+)/.exec(stdout)?.[1];
-      const webhookSecret = /Webhook signing secret \(shown once\):\n(\S+)/.exec(stdout)?.[1];
+      const apiKey = /API key \(shown once, store it now\):\n(\S+)/.exec(stderr)?.[1];
+      const webhookSecret = /Webhook signing secret \(shown once\):\n(\S+)/.exec(stderr)?.[1];
       if (url && apiKey && webhookSecret) {
         resolve({ url, apiKey, webhookSecret, stdout: () => stdout, stderr: () => stderr, stop });
       }

@@ -1,20 +1,30 @@
 /**
  * `genvideo-server start`: the server in the foreground until SIGINT or
  * SIGTERM, then a graceful shutdown. On the very first start it creates the
- * default account and prints its API key and webhook secret, once.
+ * default account and shows its API key, webhook secret and a dashboard
+ * sign-in link, once.
+ *
+ * Two streams, two readers: stdout is the structured log (one JSON object a
+ * line, for collectors), stderr is for the person at the terminal. What is
+ * shown once goes to stderr only, so no secret ever enters the structured log
+ * (apps/server/README.md, "Start"); a deployment that collects stderr too sets
+ * GENVIDEO_BOOTSTRAP_API_KEY and GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET, and then
+ * nothing secret is printed at all.
  */
 import { AdminError, type BootstrapResult } from "@genvideo/engine";
 import { ConfigError, type ServerConfig } from "../config.js";
 import { startNodeHost } from "../host/node-host.js";
 import { createLogger } from "../logging/logger.js";
 import type { CliIo } from "./command-line.js";
+import { cliInvocation } from "./invocation.js";
 
 /** A second signal during shutdown gives up on it: the operator means it. */
 const FORCED_EXIT_CODE = 130;
 
 export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<number> {
   const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
-  const host = await startNodeHost(config, logger);
+  const cli = cliInvocation(io.env);
+  const host = await startNodeHost(config, logger, { cliCommand: cli });
   let bootstrap: BootstrapResult;
   try {
     // Processes starting together on one PostgreSQL: one creates the default account, the others find it.
@@ -30,7 +40,8 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     if (AdminError.isInstance(error)) throw new ConfigError(error.message);
     throw error;
   }
-  if (bootstrap.created) printFirstStart(bootstrap, config, io, await host.signInLink(bootstrap.account.id));
+  if (bootstrap.created)
+    showFirstStart(bootstrap, config, io, cli, await host.signInLink(bootstrap.account.id));
 
   host.logRenderer();
   logger.info(
@@ -50,6 +61,14 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     "listening",
   );
   io.err(`genvideo-server: listening on ${host.url} (API reference: ${host.url}/docs)`);
+  if (config.role !== "worker")
+    io.err(
+      `genvideo-server: dashboard at ${new URL("/dashboard", host.publicUrl).href}; a sign-in link: ${cli} dashboard link --account default`,
+    );
+  if (config.timeScale !== 1)
+    io.err(
+      `genvideo-server: service time runs ${config.timeScale}x as fast as real time (GENVIDEO_TIME_SCALE)`,
+    );
   io.err(
     config.allowInsecureCallbacks
       ? "genvideo-server: insecure callbacks allowed: callback_url may be http: or a loopback or private address (local development only)"
@@ -84,31 +103,31 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
   });
 }
 
-function printFirstStart(
+/** What the first start shows once, to the person at the terminal (stderr), never to the log. */
+function showFirstStart(
   bootstrap: BootstrapResult,
   config: ServerConfig,
   io: CliIo,
+  cli: string,
   signInLink: string,
 ): void {
-  io.out("");
-  io.out(
+  io.err("");
+  io.err(
     `genvideo-server: first start: created account "${bootstrap.account.name}" with ${bootstrap.account.credits} credits.`,
   );
   if (bootstrap.apiKey !== undefined && config.bootstrapApiKey === undefined) {
-    io.out("API key (shown once, store it now):");
-    io.out(bootstrap.apiKey);
+    io.err("API key (shown once, store it now):");
+    io.err(bootstrap.apiKey);
   } else {
-    io.out("API key: the one in GENVIDEO_BOOTSTRAP_API_KEY.");
+    io.err("API key: the one in GENVIDEO_BOOTSTRAP_API_KEY.");
   }
   if (bootstrap.webhookSecret !== undefined && config.bootstrapWebhookSecret === undefined) {
-    io.out("Webhook signing secret (shown once):");
-    io.out(bootstrap.webhookSecret);
+    io.err("Webhook signing secret (shown once):");
+    io.err(bootstrap.webhookSecret);
   } else {
-    io.out("Webhook signing secret: the one in GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET.");
+    io.err("Webhook signing secret: the one in GENVIDEO_BOOTSTRAP_WEBHOOK_SECRET.");
   }
-  io.out(
-    "Dashboard sign-in link (works once, for 15 minutes; get another with genvideo-server dashboard link):",
-  );
-  io.out(signInLink);
-  io.out("");
+  io.err(`Dashboard sign-in link (works once, for 15 minutes; get another with ${cli} dashboard link):`);
+  io.err(signInLink);
+  io.err("");
 }

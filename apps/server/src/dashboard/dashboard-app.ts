@@ -44,6 +44,8 @@ export interface DashboardOptions {
   pollIntervalMs?: number;
   /** GENVIDEO_TIME_SCALE: service ms per real ms; default 1. */
   timeScale?: number;
+  /** How to run the CLI where the server runs (`pnpm genvideo-server`); default the bare name. */
+  cliCommand?: string;
 }
 
 export interface Dashboard {
@@ -72,6 +74,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     pollIntervalMs: options.pollIntervalMs ?? 500,
     closing: closing.signal,
     cookie: { name: sessionCookieName(secure), secure },
+    cliCommand: options.cliCommand ?? "genvideo-server",
   };
 
   const app = new Hono<DashboardEnv>();

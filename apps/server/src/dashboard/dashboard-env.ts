@@ -38,6 +38,8 @@ export interface DashboardServices {
   closing: AbortSignal;
   /** The session cookie: its name, and whether it is Secure (https public URL). */
   cookie: { name: string; secure: boolean };
+  /** How to run the CLI where the server runs (`pnpm genvideo-server`), for the hints pages print. */
+  cliCommand: string;
 }
 
 export type PageStatus = 200 | 400 | 403 | 404 | 429;

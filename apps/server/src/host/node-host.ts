@@ -73,7 +73,16 @@ const CLOCK_PERSIST_INTERVAL_MS = 1000;
  */
 const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 
-export async function startNodeHost(config: ServerConfig, logger: Logger): Promise<NodeHost> {
+export interface NodeHostOptions {
+  /** How to run the CLI the way this server was started (`pnpm genvideo-server`): the dashboard's hints print it. */
+  cliCommand?: string;
+}
+
+export async function startNodeHost(
+  config: ServerConfig,
+  logger: Logger,
+  options: NodeHostOptions = {},
+): Promise<NodeHost> {
   const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const database = await openHostDatabase(config, { server: true, applicationName: workerId, logger });
   const { db, clock } = database;
@@ -154,6 +163,7 @@ export async function startNodeHost(config: ServerConfig, logger: Logger): Promi
   }
 
   const dashboard = createDashboard({
+    ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     db,
     store,
     engine,

@@ -47,6 +47,10 @@ export interface RunningServer {
   child: ChildProcess;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
+  /** What it wrote to stdout: the structured log. */
+  stdout(): string;
+  /** What it wrote to stderr: the lines for the person at the terminal. */
+  stderr(): string;
   /** Lines of stdout that are JSON log records. */
   logRecords(): Record<string, unknown>[];
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -127,12 +131,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
   let output = "";
   let stdout = "";
+  let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
     stdout += chunk;
   });
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
+    stderr += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   running.add(child);
@@ -165,6 +171,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     dataDir,
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     logRecords: () =>
       stdout
         .split("\n")

@@ -18,6 +18,7 @@ import { SignInLimiter } from "../sign-in-limiter.js";
 export function signInRoutes(services: DashboardServices): Hono<DashboardEnv> {
   const { queries, cookie, wallNow, logger } = services;
   const limiter = new SignInLimiter(wallNow);
+  const linkCommand = `${services.cliCommand} dashboard link --account default`;
   const app = new Hono<DashboardEnv>();
 
   app.get("/sign-in", (c) => {
@@ -28,8 +29,8 @@ export function signInRoutes(services: DashboardServices): Hono<DashboardEnv> {
         publicPage(
           "Sign in",
           html`<p>The dashboard signs in with one-time links. Get one with:</p>
-<pre>genvideo-server dashboard link --account default</pre>
-<p class="muted">A link works once, for 15 minutes. The first start of the server prints one too.</p>`,
+<pre>${linkCommand}</pre>
+<p class="muted">Run it where the server runs. A link works once, for 15 minutes. The first start of the server prints one too.</p>`,
         ),
       );
     // Opening the link signs in only once the button is pressed: link previews and
@@ -69,7 +70,7 @@ export function signInRoutes(services: DashboardServices): Hono<DashboardEnv> {
         publicPage(
           "Sign-in link not valid",
           html`<p class="notice error">This sign-in link was already used, has expired or is unknown. Get a new one:</p>
-<pre>genvideo-server dashboard link --account default</pre>`,
+<pre>${linkCommand}</pre>`,
         ),
         400,
       );
