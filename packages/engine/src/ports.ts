@@ -154,6 +154,12 @@ export interface WebhookAttemptRecord {
   responseExcerpt?: string | null;
 }
 
+/** A key found by its hash, and the task asked for when the key's account owns it. */
+export interface KeyAndTask {
+  apiKey: ApiKeyRecord;
+  task: TaskRecord | undefined;
+}
+
 /** One unit of work inside a transaction: every state change and its ledger entry commit together. */
 export interface StoreTransaction {
   getAccount(id: string): Promise<AccountRecord | undefined>;
@@ -170,6 +176,12 @@ export interface StoreTransaction {
 
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The key with this hash and, in the same read, the task `taskId` when it
+   * belongs to that key's account (undefined otherwise): a status read's
+   * authentication and read in one statement. Undefined when no key has the hash.
+   */
+  getApiKeyAndTask(hash: string, taskId: string): Promise<KeyAndTask | undefined>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   updateApiKey(
@@ -183,6 +195,13 @@ export interface StoreTransaction {
 
   getTask(id: string): Promise<TaskRecord | undefined>;
   insertTask(task: TaskRecord): Promise<void>;
+  /**
+   * A new task with its charge: `charge.delta` added to the account's credits,
+   * the ledger entry and the task, all or nothing. False (nothing written) when
+   * the balance would go below zero. One statement where the database allows
+   * it (PostgreSQL), so the account's row is locked for that statement only.
+   */
+  insertChargedTask(task: TaskRecord, charge: LedgerEntry): Promise<boolean>;
   /**
    * Compare-and-set: applies `patch` only while the task is in one of `from`
    * (and, when given, still leased by `leaseOwner`). Returns whether it did,
@@ -269,6 +288,14 @@ export interface TransactionOptions {
    * work that writes once by construction.
    */
   singleWrite?: boolean;
+  /**
+   * The work only reads (plain SELECTs, such as a key lookup or a status
+   * read), and each read may see its own snapshot. A store may then run it at
+   * once, outside any transaction and without waiting for others to form a
+   * group (SQLite: no BEGIN, no COMMIT, no turn of the event loop). A write
+   * is refused with an error.
+   */
+  readOnly?: boolean;
 }
 
 export interface Store {

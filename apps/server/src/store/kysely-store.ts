@@ -6,6 +6,7 @@
 import type { StoreTransaction } from "@genvideo/engine";
 import { KyselyAccountQueries } from "./account-queries.js";
 import type { QueryContext } from "./query-group.js";
+import { KyselyRequestPathQueries } from "./request-path-queries.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 import { KyselyWebhookQueries } from "./webhook-queries.js";
 
@@ -14,6 +15,7 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
   const accounts = new KyselyAccountQueries(context);
   const tasks = new KyselyTaskQueries(context);
   const webhooks = new KyselyWebhookQueries(context);
+  const requestPath = new KyselyRequestPathQueries(context);
   return {
     getAccount: (id) => accounts.getAccount(id),
     getAccountByName: (name) => accounts.getAccountByName(name),
@@ -23,6 +25,7 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
     listLedger: (accountId) => accounts.listLedger(accountId),
     getApiKey: (id) => accounts.getApiKey(id),
     getApiKeyByHash: (hash) => accounts.getApiKeyByHash(hash),
+    getApiKeyAndTask: (hash, taskId) => requestPath.getApiKeyAndTask(hash, taskId),
     listApiKeys: (accountId) => accounts.listApiKeys(accountId),
     insertApiKey: (key) => accounts.insertApiKey(key),
     updateApiKey: (id, patch) => accounts.updateApiKey(id, patch),
@@ -38,6 +41,7 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
 
     getTask: (id) => tasks.getTask(id),
     insertTask: (task) => tasks.insertTask(task),
+    insertChargedTask: (task, charge) => requestPath.insertChargedTask(task, charge),
     transitionTask: (id, from, patch, leaseOwner) => tasks.transitionTask(id, from, patch, leaseOwner),
     transitionTasks: (changes, from, patch, leaseOwner) =>
       tasks.transitionTasks(changes, from, patch, leaseOwner),

@@ -27,7 +27,7 @@ import pg from "pg";
 import { watchForDeadPath } from "./dead-path-watch.js";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
-import { CompiledQueries, type SqlExecutor } from "./sql-executor.js";
+import { CompiledQueries, type PreparedQuery, type SqlExecutor } from "./sql-executor.js";
 import type { Database } from "./tables.js";
 
 export interface PostgresStoreOptions {
@@ -205,9 +205,11 @@ export function createPostgresStore(
       broken = error;
     };
     client.on("error", onConnectionError);
-    const run = async (query: CompiledQuery) => {
+    const run = async (query: PreparedQuery) => {
       assertTransactionOpen(open);
-      if (hints.singleWrite) {
+      if (hints.readOnly) {
+        if (needsTransaction(query)) throw new Error("a read-only transaction tried to write");
+      } else if (hints.singleWrite) {
         // Its one write is atomic on its own, in autocommit: no BEGIN, no COMMIT.
         if (needsTransaction(query) && writes++ > 0)
           throw new Error("a single-write transaction ran a second write");
@@ -215,7 +217,12 @@ export function createPostgresStore(
         begun ??= client.query("begin");
         await begun;
       }
-      return client.query({ text: query.sql, values: query.parameters as unknown[] });
+      // Fixed-shape queries are prepared once per connection, under their name.
+      return client.query({
+        name: query.preparedName,
+        text: query.sql,
+        values: query.parameters as unknown[],
+      });
     };
     const exec: SqlExecutor = {
       rows: async <R>(query: CompiledQuery) => (await run(query)).rows as R[],
@@ -229,6 +236,7 @@ export function createPostgresStore(
           exec,
           compiled,
           rowLocks: true,
+          dataModifyingCtes: true,
           onWork: () => {
             madeWork = true;
           },

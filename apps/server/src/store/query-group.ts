@@ -11,6 +11,11 @@ export interface QueryContext {
   /** `FOR UPDATE SKIP LOCKED` in claims (PostgreSQL: workers in several processes). */
   rowLocks: boolean;
   /**
+   * The database runs INSERT and UPDATE inside WITH (PostgreSQL): a create's
+   * charge, ledger entry and task go in one statement. Otherwise one each.
+   */
+  dataModifyingCtes?: boolean;
+  /**
    * Reads a task's stored request (its JSON text) at once, outside any query
    * of the transaction. When given, tasks are read without their request and
    * load it the first time `request` is used: a request never changes once

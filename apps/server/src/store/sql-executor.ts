@@ -28,12 +28,12 @@ export function slot(index: number): string {
  * Build the query with `slot(i)` where the i-th value goes.
  */
 export class CompiledQueries {
-  readonly #cache = new Map<string, CompiledQuery>();
+  readonly #cache = new Map<string, PreparedQuery>();
 
-  get(name: string, build: () => { compile(): CompiledQuery }, values: readonly unknown[]): CompiledQuery {
+  get(name: string, build: () => { compile(): CompiledQuery }, values: readonly unknown[]): PreparedQuery {
     let compiled = this.#cache.get(name);
     if (!compiled) {
-      compiled = build().compile();
+      compiled = { ...build().compile(), preparedName: `genvideo_${this.#cache.size}` };
       this.#cache.set(name, compiled);
     }
     const parameters = compiled.parameters.map((parameter) =>
@@ -44,3 +44,10 @@ export class CompiledQueries {
     return { ...compiled, parameters };
   }
 }
+
+/**
+ * A query of fixed shape with a name of its own, under which PostgreSQL
+ * keeps it prepared per connection: parsed and planned once, then only bound
+ * and run (SQLite keeps its prepared statements by SQL text).
+ */
+export type PreparedQuery = CompiledQuery & { readonly preparedName?: string };

@@ -4,7 +4,12 @@
  * connection's lock) because Kysely's transaction layer costs several times
  * the queries on this hot path.
  */
-import { assertTransactionOpen, type Store, type StoreTransaction } from "@genvideo/engine";
+import {
+  assertTransactionOpen,
+  type Store,
+  type StoreTransaction,
+  type TransactionOptions,
+} from "@genvideo/engine";
 import { type CompiledQuery, Kysely, type QueryResult, SelectQueryNode } from "kysely";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
@@ -182,10 +187,7 @@ export function createSqliteStore(
       for (const member of group) {
         let open = true;
         let savepoint = false;
-        const execute = <R>(
-          query: CompiledQuery,
-          runQuery: typeof executeOnSqlite | typeof firstOnSqlite,
-        ) => {
+        const execute = <R>(query: CompiledQuery, runQuery: RunQuery) => {
           // A query issued after its transaction ended would run in someone else's: refuse it.
           assertTransactionOpen(open);
           if (SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
@@ -202,13 +204,7 @@ export function createSqliteStore(
             throw error;
           }
         };
-        const exec: SqlExecutor = {
-          rows: async <R>(query: CompiledQuery) =>
-            (execute<R>(query, executeOnSqlite) as QueryResult<R>).rows,
-          first: async <R>(query: CompiledQuery) => execute<R>(query, firstOnSqlite) as R | undefined,
-          changes: async (query) =>
-            Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
-        };
+        const exec = executorOf(execute);
         try {
           const value = await member.work(
             createStoreTransaction({ db, exec, compiled, rowLocks: false, loadRequest }),
@@ -237,6 +233,26 @@ export function createSqliteStore(
     } catch (error) {
       if (connection.database.isTransaction) run("rollback");
       throw error;
+    }
+  }
+
+  /**
+   * Read-only work while the connection is free: each statement in autocommit,
+   * at once. Nothing is written, so there is nothing to group or commit, and
+   * each read sees everything committed before it.
+   */
+  async function readAlone<T>(work: (tx: StoreTransaction) => Promise<T>, release: () => void): Promise<T> {
+    let open = true;
+    const exec = executorOf(<R>(query: CompiledQuery, runQuery: RunQuery) => {
+      assertTransactionOpen(open);
+      if (!SelectQueryNode.is(query.query)) throw new Error("a read-only transaction tried to write");
+      return runQuery<R>(connection, query);
+    });
+    try {
+      return await work(createStoreTransaction({ db, exec, compiled, rowLocks: false, loadRequest }));
+    } finally {
+      open = false;
+      release();
     }
   }
 
@@ -287,8 +303,12 @@ export function createSqliteStore(
   }
 
   return {
-    transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T> {
       if (closed) return Promise.reject(new Error("the store is closed"));
+      if (options?.readOnly && !connection.database.isTransaction) {
+        const release = connection.lock.tryAcquire();
+        if (release) return readAlone(work, release);
+      }
       return new Promise<T>((resolve, reject) => {
         waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
         // The group forms over the rest of this turn of the event loop: every
@@ -306,6 +326,18 @@ export function createSqliteStore(
       connection.close();
       await afterClose?.();
     },
+  };
+}
+
+type RunQuery = typeof executeOnSqlite | typeof firstOnSqlite;
+
+/** The executor over `execute`, which runs one query (or refuses it). */
+function executorOf(execute: (query: CompiledQuery, runQuery: RunQuery) => unknown): SqlExecutor {
+  return {
+    rows: async <R>(query: CompiledQuery) => (execute(query, executeOnSqlite) as QueryResult<R>).rows,
+    first: async <R>(query: CompiledQuery) => execute(query, firstOnSqlite) as R | undefined,
+    changes: async (query) =>
+      Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
   };
 }
 

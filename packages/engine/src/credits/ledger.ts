@@ -1,5 +1,5 @@
 import { timeOrderedId } from "../ids.js";
-import type { LedgerReason, StoreTransaction } from "../ports.js";
+import type { LedgerEntry, LedgerReason, StoreTransaction } from "../ports.js";
 
 /**
  * Credits live in a ledger: every change is an entry, and the balance moves
@@ -17,15 +17,9 @@ async function post(
   return tx.appendLedger({ id: timeOrderedId(), accountId, taskId, delta, reason, createdAt: now });
 }
 
-/** Takes a task's cost; false (and no change) when the balance is short. */
-export function chargeTask(
-  tx: StoreTransaction,
-  accountId: string,
-  taskId: string,
-  cost: number,
-  now: number,
-): Promise<boolean> {
-  return post(tx, accountId, -cost, "charge", now, taskId);
+/** The ledger entry that takes a task's cost (`StoreTransaction.insertChargedTask` writes it with the task). */
+export function chargeEntry(accountId: string, taskId: string, cost: number, now: number): LedgerEntry {
+  return { id: timeOrderedId(), accountId, taskId, delta: -cost, reason: "charge", createdAt: now };
 }
 
 /**

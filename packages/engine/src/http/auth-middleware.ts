@@ -1,5 +1,7 @@
+import { API_PATHS } from "@genvideo/schema";
 import type { Context, MiddlewareHandler } from "hono";
-import { callerByKeyHash, presentedKey } from "../keys/authenticate.js";
+import { type Authentication, callerByKeyHash, liveCaller, presentedKey } from "../keys/authenticate.js";
+import type { Store, TaskRecord } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
@@ -15,19 +17,57 @@ import { jsonResponse } from "./json-response.js";
  * when another process wrote in between, PostgreSQL on a serialization
  * failure), and the rest of the request (the route, its response) must run
  * once. See `Store.transaction`.
+ *
+ * A status read is authenticated and read in one statement: the key and the
+ * task come back together (the task only when the key's account owns it), and
+ * the route answers from that read. Revocation still counts on the very
+ * request after it: the key is read every time, with the task.
  */
 export function authMiddleware(services: HttpServices): MiddlewareHandler<EngineEnv> {
   return async (c, next) => {
     const presented = await presentedKey(c.req.header("authorization"));
     if (!presented.ok) return unauthorized(c, presented.failure);
     const now = services.clock.now();
-    const result = await services.store.transaction((tx) => callerByKeyHash(tx, presented.hash, now));
+    const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
+    const { result, task } =
+      taskId === undefined
+        ? {
+            result: await services.store.transaction(
+              (tx) => callerByKeyHash(tx, presented.hash, now),
+              READ_ONLY,
+            ),
+            task: undefined,
+          }
+        : await callerWithTask(services.store, presented.hash, taskId, now);
     if (!result.ok) return unauthorized(c, result.failure);
+    if (taskId !== undefined) c.set("statusRead", { taskId, task });
     services.keyUsage.note(result.caller.apiKey, now);
     c.set("caller", result.caller);
     c.set("store", services.store);
     return next();
   };
+}
+
+const READ_ONLY = { readOnly: true } as const;
+
+/** `GET /api/gen/status/:task_id`'s id, lowercased, when the path is one with a UUID there. */
+const STATUS_PATH = new RegExp(
+  `^${API_PATHS.taskStatus.replace("{task_id}", "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")}$`,
+  "i",
+);
+
+function statusTaskIdOf(path: string): string | undefined {
+  return STATUS_PATH.exec(path)?.[1]?.toLowerCase();
+}
+
+async function callerWithTask(
+  store: Store,
+  hash: string,
+  taskId: string,
+  now: number,
+): Promise<{ result: Authentication; task: TaskRecord | undefined }> {
+  const found = await store.transaction((tx) => tx.getApiKeyAndTask(hash, taskId), READ_ONLY);
+  return { result: liveCaller(found?.apiKey, hash, now), task: found?.task };
 }
 
 function unauthorized(c: Context<EngineEnv>, failure: AuthFailure): Response {

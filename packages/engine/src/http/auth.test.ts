@@ -172,7 +172,12 @@ describe("GETs on a store that runs transactions again", () => {
     const response = await h.call("GET", `/api/gen/status/${taskId}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ task_id: taskId, status: "queued" });
-    // The key lookup, then the route's read: never the route inside the lookup's transaction.
+    // The key and the task in one read-only transaction, the route after it, never inside it.
+    expect(transaction).toHaveBeenCalledTimes(1);
+    expect((transaction.mock.calls[0] as unknown[])[1]).toEqual({ readOnly: true });
+    transaction.mockClear();
+    expect((await h.call("GET", "/api/gen/account")).status).toBe(200);
+    // The key lookup, then the route's read.
     expect(transaction).toHaveBeenCalledTimes(2);
   });
 

@@ -4,7 +4,7 @@ import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { EngineObserver } from "../observer.js";
-import type { Store, VideoStorage } from "../ports.js";
+import type { Store, TaskRecord, VideoStorage } from "../ports.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /** What the HTTP layer reads from the engine. */
@@ -31,5 +31,10 @@ export interface EngineEnv {
     requestId: string;
     caller: Caller;
     store: Store;
+    /**
+     * Set on `GET /api/gen/status/:task_id`: the task read with the caller's
+     * key (undefined when it does not exist or is another account's).
+     */
+    statusRead?: { taskId: string; task: TaskRecord | undefined };
   };
 }

@@ -62,7 +62,15 @@ export async function callerByKeyHash(
   hash: string,
   now: number,
 ): Promise<Authentication> {
-  const apiKey = await tx.getApiKeyByHash(hash);
+  return liveCaller(await tx.getApiKeyByHash(hash), hash, now);
+}
+
+/**
+ * The caller a key found by `hash` stands for, if the key is live at `now`:
+ * the check `callerByKeyHash` makes, for a key read together with something
+ * else (a status read's task, `StoreTransaction.getApiKeyAndTask`).
+ */
+export function liveCaller(apiKey: ApiKeyRecord | undefined, hash: string, now: number): Authentication {
   // The lookup is by hash already; comparing again in constant time keeps a
   // store whose index compares early-exit from leaking anything.
   if (!apiKey || !constantTimeEqual(apiKey.hash, hash)) return { ok: false, failure: "invalid" };

@@ -145,6 +145,13 @@ function memoryTransaction(
       const key = [...tables.apiKeys.values()].find((candidate) => candidate.hash === hash);
       return key && copy(key);
     },
+    async getApiKeyAndTask(hash, taskId) {
+      guard();
+      const key = [...tables.apiKeys.values()].find((candidate) => candidate.hash === hash);
+      if (!key) return undefined;
+      const task = tables.tasks.get(taskId);
+      return { apiKey: copy(key), task: task && task.accountId === key.accountId ? copy(task) : undefined };
+    },
     async listApiKeys(accountId) {
       guard();
       return [...tables.apiKeys.values()]
@@ -190,6 +197,17 @@ function memoryTransaction(
       guard();
       if (tables.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
       put(tables.tasks, task.id, task);
+    },
+    async insertChargedTask(task, charge) {
+      guard();
+      const account = tables.accounts.get(charge.accountId);
+      if (!account) throw new Error(`no account ${charge.accountId}`);
+      if (account.credits + charge.delta < 0) return false;
+      if (tables.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
+      put(tables.accounts, account.id, { ...account, credits: account.credits + charge.delta });
+      push(tables.ledger, { ...charge });
+      put(tables.tasks, task.id, task);
+      return true;
     },
     async transitionTask(id, from, patch, leaseOwner) {
       guard();

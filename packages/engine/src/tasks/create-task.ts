@@ -1,7 +1,7 @@
 import { type GenerationRequest, MODELS, TASK_CREATED_MESSAGE } from "@genvideo/schema";
 import type { EngineConfig } from "../config.js";
 import { InsufficientCreditsError } from "../credits/insufficient-credits-error.js";
-import { chargeTask } from "../credits/ledger.js";
+import { chargeEntry } from "../credits/ledger.js";
 import type { RandomUUID } from "../ids.js";
 import type { Store, TaskRecord } from "../ports.js";
 import { finishAtOf, scenarioOf } from "./scenario.js";
@@ -20,7 +20,8 @@ export interface IdempotencyTarget {
 
 /**
  * Creates a queued task and charges its model's cost in one transaction: when
- * the balance is short it raises `InsufficientCreditsError` and nothing exists, and a task never exists without its charge. When the
+ * the balance is short it raises `InsufficientCreditsError` and nothing exists,
+ * and a task never exists without its charge. When the
  * request carried an Idempotency-Key, the response is stored in that same
  * transaction, so a replay always names a task that exists.
  */
@@ -60,14 +61,20 @@ export async function createTask(
     ...(traceParent ? { traceParent } : {}),
   };
   const body: CreateTaskBody = { success: true, message: TASK_CREATED_MESSAGE, task_id: task.id };
-  return store.transaction(async (tx) => {
-    await tx.insertTask(task);
-    if (!(await chargeTask(tx, accountId, task.id, cost, now))) {
-      const account = await tx.getAccount(accountId);
-      // Throwing rolls the insert back: a refused request leaves nothing behind.
-      throw new InsufficientCreditsError(request.model_type, cost, account?.credits ?? 0);
-    }
-    if (idempotency) await tx.completeIdempotency(accountId, idempotency.key, 200, JSON.stringify(body));
-    return body;
-  });
+  const charge = chargeEntry(accountId, task.id, cost, now);
+  // Without an Idempotency-Key the create is one write (one statement on PostgreSQL): no
+  // BEGIN and COMMIT around it, and the account's row is locked for that statement only.
+  const created = idempotency
+    ? await store.transaction(async (tx) => {
+        if (!(await tx.insertChargedTask(task, charge))) return false;
+        await tx.completeIdempotency(accountId, idempotency.key, 200, JSON.stringify(body));
+        return true;
+      })
+    : await store.transaction((tx) => tx.insertChargedTask(task, charge), { singleWrite: true });
+  if (created) return body;
+  // Refused, nothing written: the balance is read after, for the message only.
+  const account = await store.transaction((tx) => tx.getAccount(accountId), { readOnly: true });
+  // A missing account is a bug in the caller, not an insufficient balance.
+  if (!account) throw new Error(`no account ${accountId}`);
+  throw new InsufficientCreditsError(request.model_type, cost, account.credits);
 }

@@ -12,6 +12,7 @@ import { claimsAndLeases } from "./store-contract/claims-and-leases.js";
 import { account } from "./store-contract/fixtures.js";
 import { idempotency } from "./store-contract/idempotency.js";
 import { keys } from "./store-contract/keys.js";
+import { requestPath } from "./store-contract/request-path.js";
 import { transitions } from "./store-contract/transitions.js";
 import { webhooks } from "./store-contract/webhooks.js";
 
@@ -45,5 +46,6 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     claimsAndLeases(current);
     idempotency(current);
     webhooks(current);
+    requestPath(current);
   });
 }

@@ -6,7 +6,7 @@ import { jsonResponse } from "../json-response.js";
 export function accountRoute(): Handler<EngineEnv> {
   return async (c) => {
     const accountId = c.get("caller").accountId;
-    const account = await c.get("store").transaction((tx) => tx.getAccount(accountId));
+    const account = await c.get("store").transaction((tx) => tx.getAccount(accountId), { readOnly: true });
     // A key's account always exists (accounts are never deleted); a store that lost it is broken.
     if (!account) throw new Error(`account ${accountId} of an authenticated key is missing`);
     return jsonResponse(c, { account_id: account.id, name: account.name, credits: account.credits }, 200);

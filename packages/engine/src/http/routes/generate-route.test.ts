@@ -209,7 +209,7 @@ describe("POST /api/gen/generate: refusals", () => {
         h.store.transaction((tx) =>
           work({
             ...tx,
-            insertTask: async () => {
+            insertChargedTask: async () => {
               throw new Error("disk on fire");
             },
           }),

@@ -8,7 +8,12 @@ import { taskIdParameter, taskNotFound } from "./task-id.js";
 export function statusRoute(services: HttpServices): Handler<EngineEnv> {
   return async (c) => {
     const taskId = taskIdParameter(c.req.param("task_id"));
-    const task = await c.get("store").transaction((tx) => tx.getTask(taskId));
+    // Read with the caller's key (auth-middleware.ts) whenever the path held a UUID.
+    const prefetched = c.get("statusRead");
+    const task =
+      prefetched?.taskId === taskId
+        ? prefetched.task
+        : await c.get("store").transaction((tx) => tx.getTask(taskId), { readOnly: true });
     if (!task || task.accountId !== c.get("caller").accountId) throw taskNotFound();
     return jsonResponse(c, await taskStatusBody(task, services.clock.now(), services.videoStorage), 200);
   };

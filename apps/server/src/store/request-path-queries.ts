@@ -1,0 +1,137 @@
+/**
+ * The two queries of the API's hot path, each one statement where the
+ * database allows it: a status read's key and task together, and a create's
+ * charge, ledger entry and task. Statement counts per request are pinned by
+ * statement-counts.test.ts and statement-counts.postgres.test.ts.
+ */
+import type { KeyAndTask, LedgerEntry, TaskRecord } from "@genvideo/engine";
+import { type Selectable, sql } from "kysely";
+import { KyselyAccountQueries } from "./account-queries.js";
+import { QueryGroup } from "./query-group.js";
+import { apiKeyFromRow, ledgerToRow, taskFromRow, taskToRow } from "./rows.js";
+import { slot } from "./sql-executor.js";
+import { type ApiKeysTable, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
+import { KyselyTaskQueries } from "./task-queries.js";
+
+const API_KEY_COLUMNS = [
+  "id",
+  "account_id",
+  "hash",
+  "prefix",
+  "created_at",
+  "revoked_at",
+  "expires_at",
+  "name",
+  "last_used_at",
+] as const satisfies readonly (keyof ApiKeysTable)[];
+
+/** Columns PostgreSQL stores as `bigint`: a value selected into them needs its type said. */
+const BIGINT_COLUMNS = new Set([
+  "cost",
+  "refunded_at",
+  "progress",
+  "created_at",
+  "updated_at",
+  "started_at",
+  "finish_at",
+  "deadline_at",
+  "completed_at",
+  "lease_expires_at",
+  "delta",
+]);
+
+type KeyAndTaskRow = Selectable<TasksTable> & { external_request?: string | null } & Record<
+    `key_${(typeof API_KEY_COLUMNS)[number]}`,
+    unknown
+  >;
+
+export class KyselyRequestPathQueries extends QueryGroup {
+  async getApiKeyAndTask(hash: string, taskId: string): Promise<KeyAndTask | undefined> {
+    const query = this.cached("getApiKeyAndTask", () => this.keyAndTaskQuery(), [hash, taskId]);
+    const row = await this.first<KeyAndTaskRow>(query);
+    if (!row) return undefined;
+    const apiKey = apiKeyFromRow(
+      Object.fromEntries(
+        API_KEY_COLUMNS.map((column) => [column, row[`key_${column}`]]),
+      ) as Selectable<ApiKeysTable>,
+    );
+    const task = row.id === null ? undefined : taskFromRow(row, this.context.loadRequest);
+    return { apiKey, task };
+  }
+
+  /** The key by its hash, and the task only when its account is the key's (a left join: no task, no row lost). */
+  private keyAndTaskQuery() {
+    const joined = this.db
+      .selectFrom("api_keys")
+      .leftJoin("tasks", (join) =>
+        join.on("tasks.id", "=", slot(1)).onRef("tasks.account_id", "=", "api_keys.account_id"),
+      )
+      .select(API_KEY_COLUMNS.map((column) => `api_keys.${column} as key_${column}` as const))
+      .selectAll("tasks")
+      .where("api_keys.hash", "=", slot(0));
+    // As in task reads: SQLite loads a large request on first use, PostgreSQL joins it.
+    if (this.context.loadRequest) return joined;
+    return joined
+      .leftJoin("task_requests", "task_requests.task_id", "tasks.id")
+      .select("task_requests.request as external_request");
+  }
+
+  async insertChargedTask(task: TaskRecord, charge: LedgerEntry): Promise<boolean> {
+    if (!this.context.dataModifyingCtes) {
+      // SQLite: the same three writes in the caller's transaction, the charge first.
+      if (!(await new KyselyAccountQueries(this.context).appendLedger(charge))) return false;
+      await new KyselyTaskQueries(this.context).insertTask(task);
+      return true;
+    }
+    const request = JSON.stringify(task.request);
+    const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
+    const taskRow: Record<string, unknown> = { ...taskToRow(task), request: inline ? request : null };
+    const ledgerRow: Record<string, unknown> = { ...ledgerToRow(charge) };
+    const taskColumns = Object.keys(taskRow).sort();
+    const ledgerColumns = Object.keys(ledgerRow).sort();
+    const values = [
+      charge.delta,
+      charge.accountId,
+      ...taskColumns.map((column) => taskRow[column]),
+      ...ledgerColumns.map((column) => ledgerRow[column]),
+      ...(inline ? [] : [task.id, request]),
+    ];
+    const query = this.cached(
+      `insertChargedTask:${taskColumns.join(",")}:${inline}`,
+      () => ({ compile: () => chargedTaskStatement(taskColumns, ledgerColumns, inline).compile(this.db) }),
+      values,
+    );
+    const row = await this.first<{ charged: number | string }>(query);
+    if (Number(row?.charged ?? 0) !== 1) return false;
+    if (task.state === "queued") this.context.onWork?.();
+    return true;
+  }
+}
+
+/**
+ * PostgreSQL: the conditional debit, the ledger entry, the task (and its large
+ * request) in one statement. The inserts select from the debit's RETURNING, so
+ * when the balance is short they insert nothing; the account's row is locked
+ * for this statement only. Values are slots in the order `insertChargedTask` lists them.
+ */
+function chargedTaskStatement(taskColumns: string[], ledgerColumns: string[], inline: boolean) {
+  let next = 2;
+  const value = (column: string) => {
+    const placeholder = sql`${slot(next++)}`;
+    return BIGINT_COLUMNS.has(column) ? sql`${placeholder}::bigint` : sql`${placeholder}::text`;
+  };
+  const insert = (table: string, columns: string[]) =>
+    sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(
+      columns.map(value),
+    )} from charged`;
+  const task = insert("tasks", taskColumns);
+  const ledger = insert("ledger_entries", ledgerColumns);
+  const request = inline
+    ? sql``
+    : sql`, request as (insert into task_requests (task_id, request) select ${slot(next++)}::text, ${slot(next++)}::text from charged)`;
+  return sql<{ charged: number }>`with charged as (
+    update accounts set credits = credits + ${slot(0)}::bigint
+    where id = ${slot(1)}::text and credits + ${slot(0)}::bigint >= 0 returning id
+  ), task as (${task}), ledger as (${ledger})${request}
+  select count(*)::int as charged from charged`;
+}

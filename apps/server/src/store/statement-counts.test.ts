@@ -1,0 +1,83 @@
+// SQL statements and transactions per API request on SQLite, counted at the
+// driver: a change that adds one to a create, a status read or an
+// authenticated request fails here, whatever the machine's speed. Today's
+// counts (and what they were) are in docs/operating.md#statements-per-request.
+import { StatementSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countingEngine } from "../../test/support/statement-counts.js";
+import { openSqliteStore } from "./sqlite-store.js";
+
+const recorded: { statements: string[] | undefined } = { statements: undefined };
+const methods = ["run", "get", "all", "iterate"] as const;
+const originals = methods.map((method) => [method, StatementSync.prototype[method]] as const);
+
+beforeAll(() => {
+  for (const [method, original] of originals) {
+    // Every statement node:sqlite runs goes through one of these four.
+    (StatementSync.prototype as unknown as Record<string, unknown>)[method] = function (
+      this: StatementSync,
+      ...parameters: unknown[]
+    ) {
+      recorded.statements?.push(this.sourceSQL);
+      return (original as (...values: unknown[]) => unknown).apply(this, parameters);
+    };
+  }
+});
+afterAll(() => {
+  for (const [method, original] of originals)
+    (StatementSync.prototype as unknown as Record<string, unknown>)[method] = original;
+});
+
+describe("SQLite statements per request", () => {
+  it("authenticates and reads a task's status in one statement, outside any transaction", async () => {
+    const { store } = await openSqliteStore(":memory:");
+    try {
+      const { count } = await countingEngine(store, recorded);
+      const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+      const taskId = (created.body as { task_id: string }).task_id;
+      const status = await count("GET", `/api/gen/status/${taskId}`);
+      expect(status).toMatchObject({ status: 200, transactions: 0 });
+      expect(status.statements).toEqual([expect.stringMatching(/^select "api_keys"\."id" as "key_id"/)]);
+      // Another account's or an unknown task: the same one statement, then 404.
+      const unknown = await count("GET", `/api/gen/status/${crypto.randomUUID()}`);
+      expect(unknown).toMatchObject({ status: 404, transactions: 0 });
+      expect(unknown.statements).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("creates a task in one transaction: the key, then the charge, its ledger entry and the task", async () => {
+    const { store } = await openSqliteStore(":memory:");
+    try {
+      const { count } = await countingEngine(store, recorded);
+      const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+      expect(created).toMatchObject({ status: 200, transactions: 1 });
+      expect(created.statements).toEqual([
+        'select * from "api_keys" where "hash" = ?',
+        "begin",
+        'update "accounts" set "credits" = credits + ? wh',
+        'insert into "ledger_entries" ("id", "account_id"',
+        'insert into "tasks" ("account_id", "aspect_ratio',
+        "commit",
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("authenticates any other request with one statement before its route's", async () => {
+    const { store } = await openSqliteStore(":memory:");
+    try {
+      const { count } = await countingEngine(store, recorded);
+      const account = await count("GET", "/api/gen/account");
+      expect(account).toMatchObject({ status: 200, transactions: 0 });
+      expect(account.statements).toEqual([
+        'select * from "api_keys" where "hash" = ?',
+        'select * from "accounts" where "id" = ?',
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});

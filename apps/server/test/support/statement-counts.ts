@@ -1,0 +1,68 @@
+/**
+ * Statement counts per API request, taken at the driver (node:sqlite's
+ * statements, pg's `Client#query`), the way Django's `assertNumQueries` does:
+ * whatever layer adds a statement to a request, these counts see it. The
+ * engine runs without its worker loop or timers, so nothing else queries
+ * while a request is counted.
+ */
+import { createEngine, manualClock, type Store } from "@genvideo/engine";
+
+const API_KEY = "count_key_0123456789abcdefghijklmnop";
+const auth = { authorization: `Bearer ${API_KEY}` };
+
+/** What one request sent to the database: each statement's first words, in order. */
+export interface Counted {
+  status: number;
+  body: unknown;
+  statements: string[];
+  /** Transactions begun (BEGIN statements). */
+  transactions: number;
+}
+
+/** A statement's first words, enough to tell statements apart in a failure's diff. */
+export function shortStatement(sql: string): string {
+  return sql.replace(/\s+/g, " ").trim().slice(0, 48).trimEnd();
+}
+
+/**
+ * An engine on `store` (rate limits off: limiters are not the store's) with a
+ * funded default account, and `count(request)`: the statements `recorded`
+ * saw while the request ran.
+ */
+export async function countingEngine(store: Store, recorded: { statements: string[] | undefined }) {
+  const engine = createEngine({
+    store,
+    clock: manualClock(),
+    renderer: {
+      render: async () => {
+        throw new Error("no renders while statements are counted");
+      },
+    },
+    videoStorage: { signedUrl: async (_key, taskId) => `https://videos.test/${taskId}.mp4` },
+    sender: {
+      send: async () => ({ ok: false, statusCode: null, error: "no webhooks here", durationMs: 0 }),
+    },
+    config: { rateLimits: { enabled: false } },
+  });
+  await engine.admin.bootstrap({ apiKey: API_KEY });
+  const [account] = await engine.admin.listAccounts();
+  await engine.admin.creditAccount(account!.id, 1000);
+
+  async function count(method: "GET" | "POST", path: string, body?: unknown): Promise<Counted> {
+    const init: RequestInit =
+      body === undefined
+        ? { method, headers: auth }
+        : { method, headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) };
+    recorded.statements = [];
+    try {
+      const response = await engine.app.fetch(new Request(`http://127.0.0.1${path}`, init));
+      const answer = await response.json();
+      const statements = recorded.statements.map(shortStatement);
+      const transactions = statements.filter((sql) => /^begin\b/i.test(sql)).length;
+      return { status: response.status, body: answer, statements, transactions };
+    } finally {
+      recorded.statements = undefined;
+    }
+  }
+  return { engine, count };
+}

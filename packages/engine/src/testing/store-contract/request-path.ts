@@ -1,0 +1,95 @@
+import { expect, it } from "vitest";
+import type { ApiKeyRecord, Store } from "../../ports.js";
+import { account, T0, taskRecord } from "./fixtures.js";
+
+const key = (id: string, accountId: string, hash: string): ApiKeyRecord => ({
+  id,
+  accountId,
+  hash,
+  prefix: "gen_sk_AbCd",
+  createdAt: T0,
+  revokedAt: null,
+  expiresAt: null,
+  name: id,
+  lastUsedAt: null,
+});
+
+const charge = (id: string, taskId: string, delta: number, accountId = "acc-1") => ({
+  id,
+  accountId,
+  taskId,
+  delta,
+  reason: "charge" as const,
+  createdAt: T0,
+});
+
+/** The API's hot path: a status read's key and task together, a create's task with its charge. */
+export function requestPath(current: () => Store): void {
+  it("reads a key with its account's task, and without another account's", async () => {
+    const store = current();
+    const alice = key("key-a", "acc-1", "a".repeat(64));
+    const bob = key("key-b", "acc-2", "b".repeat(64));
+    const large = { prompt: "x", model_type: "gen-3" as const, aspect_ratio: "1:1" as const };
+    const images = { ...large, reference_images: [`data:image/png;base64,${"A".repeat(4000)}`] };
+    await store.transaction(async (tx) => {
+      await tx.insertAccount(account("acc-2", "bob", 0));
+      await tx.insertApiKey(alice);
+      await tx.insertApiKey({ ...bob, revokedAt: T0 + 1 });
+      await tx.insertTask(taskRecord("t-a"));
+      await tx.insertTask(taskRecord("t-big", { request: images as never }));
+    });
+    const read = (hash: string, taskId: string) =>
+      store.transaction((tx) => tx.getApiKeyAndTask(hash, taskId), { readOnly: true });
+    expect(await read(alice.hash, "t-a")).toEqual({ apiKey: alice, task: taskRecord("t-a") });
+    expect((await read(alice.hash, "t-big"))?.task?.request).toEqual(images);
+    expect(await read(alice.hash, "t-none")).toEqual({ apiKey: alice, task: undefined });
+    // The key comes back whatever its state (the caller decides), never another account's task.
+    expect(await read(bob.hash, "t-a")).toEqual({ apiKey: { ...bob, revokedAt: T0 + 1 }, task: undefined });
+    expect(await read("c".repeat(64), "t-a")).toBeUndefined();
+  });
+
+  it("inserts a task with its charge, or nothing when the balance is short", async () => {
+    const store = current();
+    const task = taskRecord("t-1", { cost: 4 });
+    expect(await store.transaction((tx) => tx.insertChargedTask(task, charge("l-1", "t-1", -4)))).toBe(true);
+    const refused = taskRecord("t-2", { cost: 7 });
+    expect(await store.transaction((tx) => tx.insertChargedTask(refused, charge("l-2", "t-2", -7)))).toBe(
+      false,
+    );
+    const [alice, entries, stored, missing] = await store.transaction(async (tx) => [
+      await tx.getAccount("acc-1"),
+      await tx.listLedger("acc-1"),
+      await tx.getTask("t-1"),
+      await tx.getTask("t-2"),
+    ]);
+    expect(alice).toEqual(account("acc-1", "alice", 6));
+    expect(entries).toEqual([charge("l-1", "t-1", -4)]);
+    expect(stored).toEqual(task);
+    expect(missing).toBeUndefined();
+  });
+
+  it("keeps a charged task's large request and rolls the whole create back with its transaction", async () => {
+    const store = current();
+    const images = {
+      prompt: "x",
+      model_type: "gen-3-fast" as const,
+      aspect_ratio: "16:9" as const,
+      reference_images: [`data:image/png;base64,${"A".repeat(4000)}`],
+    };
+    const task = taskRecord("t-big", { request: images as never });
+    await store.transaction((tx) => tx.insertChargedTask(task, charge("l-big", "t-big", -1)));
+    expect((await store.transaction((tx) => tx.getTask("t-big")))?.request).toEqual(images);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertChargedTask(taskRecord("t-gone"), charge("l-gone", "t-gone", -1));
+        throw new Error("abandoned");
+      }),
+    ).rejects.toThrow("abandoned");
+    const [alice, gone] = await store.transaction(async (tx) => [
+      await tx.getAccount("acc-1"),
+      await tx.getTask("t-gone"),
+    ]);
+    expect(alice?.credits).toBe(9);
+    expect(gone).toBeUndefined();
+  });
+}
