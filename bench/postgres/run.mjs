@@ -15,6 +15,9 @@
 //    in memory (a tmpfs): a task stores a file, a no-op job does not, and on
 //    some file systems creating that file costs more than the queue around it
 //    (see MEMORY_ROOT).
+// 3. The API against its ceiling, bare Hono + pg on the same database, and
+//    creates with one and two API processes on one account and on many (see
+//    ceiling.mjs).
 //
 // Rendering is not what is measured: the fixture renderer (a fixed tiny MP4) and
 // prompts with `[[delay:0s]]` (no service time), so a task is due the moment a
@@ -30,6 +33,7 @@ import { makeWorkerUtils } from "graphile-worker";
 import pg from "pg";
 import { auth, createBody, seedStatusTargets, serverCli } from "../server/processes.mjs";
 import { textTable } from "../text-table.mjs";
+import { apiAgainstCeiling, ceilingLines } from "./ceiling.mjs";
 import {
   cpuSecondsOf,
   cycling,
@@ -47,8 +51,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TASKS = Number(process.env.BENCH_TASKS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 10);
 const WORKER_COUNTS = (process.env.BENCH_WORKER_COUNTS ?? "1,2,4").split(",").map(Number);
-/** `api`, `workers` or both (default): run part of the benchmark while working on it. */
-const PARTS = (process.env.BENCH_PARTS ?? "api,workers").split(",");
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** `api`, `workers`, `ceiling` or all three (default): run part of the benchmark while working on it. */
+const PARTS = (process.env.BENCH_PARTS ?? "api,workers,ceiling").split(",");
 const TARGET = 0.5;
 /**
  * A tmpfs for the second drain, where a video file costs what the queue around
@@ -273,13 +278,21 @@ async function main() {
       );
       drains.push({ processes: count, graphile, onDisk, inMemory });
     }
-    report(api, drains, loadBefore);
+    const ceiling = PARTS.includes("ceiling")
+      ? await apiAgainstCeiling({
+          databaseUrl: await benchDatabase(cluster),
+          rounds: ROUNDS,
+          duration: DURATION_S,
+          connections: CONNECTIONS,
+        })
+      : undefined;
+    report(api, drains, loadBefore, ceiling);
   } finally {
     await cluster.stop();
   }
 }
 
-function report(api, drains, loadBefore) {
+function report(api, drains, loadBefore, ceiling) {
   const ratio = (value, base) => `${(value / base).toFixed(2)}x`;
   const apiRows = api
     ? [
@@ -343,6 +356,11 @@ function report(api, drains, loadBefore) {
       ]),
     );
   }
+  if (ceiling) {
+    console.log("");
+    for (const line of ceilingLines(ceiling, { duration: DURATION_S, connections: CONNECTIONS }))
+      console.log(line);
+  }
   const loadAfter = loadavg();
   console.log(
     `load average before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)} (1 min); ` +
@@ -368,7 +386,7 @@ function report(api, drains, loadBefore) {
   mkdirSync(join(here, "../results"), { recursive: true });
   writeFileSync(
     join(here, "../results/postgres.json"),
-    `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadBefore, loadAfter, api, drains }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadBefore, loadAfter, api, drains, ceiling }, null, 2)}\n`,
   );
 }
 

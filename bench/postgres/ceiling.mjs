@@ -1,0 +1,171 @@
+// `pnpm bench` (scale-out part), the API against its PostgreSQL ceiling:
+//
+// 1. One `--role api` process against the bare Hono + pg app of
+//    ceiling-server.mjs on the same database, in alternating rounds (ceiling,
+//    then genvideo, back to back), status reads then creates: the ratio of
+//    each round, median reported. Target: genvideo at least 80% of the
+//    ceiling for both.
+// 2. Creates with one and with two API processes, all on one account and
+//    spread over many accounts: a create holds its account's row lock for one
+//    statement, so a second process adds creates even on one account.
+import { createHash, randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { auth, createBody, seedStatusTargets, serverCli, startProcess } from "../server/processes.mjs";
+import { cycling, loadAcross, startGenvideo } from "./cluster-processes.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const TARGET = 0.8;
+const MANY_ACCOUNTS = 16;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const post = (headers) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body: createBody,
+  path: "/api/gen/generate",
+});
+
+/** Creates that cycle through `keys`, one account each. */
+function createsAcross(keys) {
+  let next = 0;
+  return {
+    path: "/api/gen/generate",
+    requests: [
+      {
+        method: "POST",
+        body: createBody,
+        setupRequest: (request) => ({
+          ...request,
+          headers: {
+            ...request.headers,
+            "content-type": "application/json",
+            authorization: `Bearer ${keys[next++ % keys.length]}`,
+          },
+        }),
+      },
+    ],
+  };
+}
+
+/** `count` accounts with plenty of credits and a key each, written straight into the tables; the keys. */
+async function manyAccounts(databaseUrl, count) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const keys = [];
+    for (let index = 0; index < count; index++) {
+      const accountId = randomUUID();
+      const key = `bench_many_${index}_0123456789abcdefghij`;
+      const now = Date.now();
+      await client.query("insert into accounts (id, name, credits, created_at) values ($1, $2, $3, $4)", [
+        accountId,
+        `bench-${index}`,
+        100_000_000,
+        now,
+      ]);
+      await client.query(
+        "insert into api_keys (id, account_id, hash, prefix, created_at, name) values ($1, $2, $3, $4, $5, $6)",
+        [
+          randomUUID(),
+          accountId,
+          createHash("sha256").update(key).digest("hex"),
+          key.slice(0, 11),
+          now,
+          "bench",
+        ],
+      );
+      keys.push(key);
+    }
+    return keys;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Part 1 and 2 on a new database of `cluster`: `{ ceiling: {...}, scaling: {...} }`.
+ * `rounds` alternations of `duration` seconds at `connections` connections.
+ */
+export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connections }) {
+  const first = await startGenvideo({ databaseUrl, role: "api" });
+  const servers = [first];
+  const ceiling = startProcess([join(here, "ceiling-server.mjs")], { DATABASE_URL: databaseUrl, PORT: "0" });
+  try {
+    const ceilingUrl = await ceiling.url;
+    // Queued tasks to read: both read the same rows, and no worker takes CPU from either.
+    const ids = await seedStatusTargets({
+      url: first.url,
+      serverCli,
+      env: first.environment,
+      auth,
+      body: createBody,
+    });
+    const reads = {
+      connections,
+      requests: cycling(
+        ids.map((id) => `/api/gen/status/${id}`),
+        auth,
+      ),
+    };
+    const creates = { connections, ...post(auth) };
+    const measure = async (url, options) =>
+      (await loadAcross([url], { ...options, duration })).requestsPerSecond;
+    for (const url of [ceilingUrl, first.url]) {
+      await loadAcross([url], { ...reads, duration: 1 });
+      await loadAcross([url], { ...creates, duration: 1 });
+    }
+    const rows = [];
+    for (let round = 0; round < rounds; round++) {
+      const row = {
+        ceilingStatus: await measure(ceilingUrl, reads),
+        status: await measure(first.url, reads),
+        ceilingCreates: await measure(ceilingUrl, creates),
+        creates: await measure(first.url, creates),
+      };
+      console.error(`  ceiling round ${round + 1}: ${JSON.stringify(row)}`);
+      rows.push(row);
+    }
+    await ceiling.stop();
+
+    const keys = await manyAccounts(databaseUrl, MANY_ACCOUNTS);
+    const spread = { connections, ...createsAcross(keys) };
+    const scaling = { one: {}, two: {} };
+    for (const [name, urls] of [
+      ["one", () => [first.url]],
+      ["two", () => servers.map((server) => server.url)],
+    ]) {
+      if (name === "two") servers.push(await startGenvideo({ databaseUrl, role: "api" }));
+      await loadAcross(urls(), { ...creates, duration: 1 });
+      scaling[name].oneAccount = (await loadAcross(urls(), { ...creates, duration })).requestsPerSecond;
+      scaling[name].manyAccounts = (await loadAcross(urls(), { ...spread, duration })).requestsPerSecond;
+      console.error(`  creates, ${name} API process(es): ${JSON.stringify(scaling[name])}`);
+    }
+    return {
+      rounds: rows,
+      statusRatio: median(rows.map((row) => row.status / row.ceilingStatus)),
+      createRatio: median(rows.map((row) => row.creates / row.ceilingCreates)),
+      scaling,
+    };
+  } finally {
+    await Promise.all([ceiling.stop(), ...servers.map((server) => server.stop())]);
+  }
+}
+
+/** The report's lines for `apiAgainstCeiling`'s result. */
+export function ceilingLines(result, { duration, connections }) {
+  const percent = (value) => `${(value * 100).toFixed(0)}%`;
+  const verdict = (value) =>
+    `${percent(value)} (target >= ${percent(TARGET)}: ${value >= TARGET ? "met" : "MISSED"})`;
+  const pick = (key) => median(result.rounds.map((row) => row[key]));
+  const { one, two } = result.scaling;
+  return [
+    `One API process against bare Hono + pg on the same database (bench/postgres/ceiling-server.mjs), ` +
+      `${result.rounds.length} alternating rounds of ${duration} s at ${connections} connections, medians:`,
+    `  status reads: ceiling ${pick("ceilingStatus")}/s, genvideo ${pick("status")}/s: ${verdict(result.statusRatio)}`,
+    `  creates:      ceiling ${pick("ceilingCreates")}/s, genvideo ${pick("creates")}/s: ${verdict(result.createRatio)}`,
+    `Creates/s with 1 and 2 API processes: one account ${one.oneAccount} and ${two.oneAccount} ` +
+      `(${(two.oneAccount / one.oneAccount).toFixed(2)}x); ${MANY_ACCOUNTS} accounts ${one.manyAccounts} and ` +
+      `${two.manyAccounts} (${(two.manyAccounts / one.manyAccounts).toFixed(2)}x)`,
+  ];
+}
