@@ -15,7 +15,6 @@ describe("package entries", () => {
       "TINY_MP4_CONTENT_TYPE",
       "VideoUrlSigner",
       "assertTransactionOpen",
-      "bytesToBase64",
       "createAdminService",
       "createEngine",
       "createMemoryStore",

@@ -10,7 +10,6 @@ export { AdminError, createAdminService, DEFAULT_ACCOUNT_NAME } from "./admin/ad
 export type * from "./clock.js";
 export { manualClock, systemClock } from "./clock.js";
 export type * from "./config.js";
-export { bytesToBase64 } from "./crypto/web-crypto.js";
 export { type Duration, parseDuration } from "./duration.js";
 export type * from "./engine.js";
 export { createEngine } from "./engine.js";

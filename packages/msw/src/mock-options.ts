@@ -1,5 +1,6 @@
-import { bytesToBase64, type Duration, type EngineConfigInput, parseDuration } from "@genvideo/engine";
+import { type Duration, type EngineConfigInput, parseDuration } from "@genvideo/engine";
 import { checkCallbackUrlSyntax } from "@genvideo/engine/host";
+import { encodeBase64 } from "@genvideo/schema";
 import { seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";
 
@@ -84,7 +85,7 @@ export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOp
   const seed = String(options.seed ?? "genvideo");
   const random = seededRandom(seed);
   const defaultKey = `gen_test_${random.alphanumeric(32)}`;
-  const defaultSecret = `whsec_${bytesToBase64(random.bytes(24))}`;
+  const defaultSecret = `whsec_${encodeBase64(random.bytes(24))}`;
   const videoSigningKey = random.bytes(32);
   const url = new URL(options.baseUrl ?? "https://api.genvideo.test");
   const basePath = url.pathname.replace(/\/+$/, "");

@@ -1,4 +1,4 @@
-import { bytesToBase64 } from "@genvideo/engine";
+import { encodeBase64 } from "@genvideo/schema";
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "./seeded-random.js";
 
@@ -22,6 +22,6 @@ describe("seededRandom", () => {
   });
 
   it("encodes base64 like btoa over the bytes", () => {
-    expect(bytesToBase64(new Uint8Array([0, 255, 16]))).toBe("AP8Q");
+    expect(encodeBase64(new Uint8Array([0, 255, 16]))).toBe("AP8Q");
   });
 });

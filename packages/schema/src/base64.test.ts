@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { decodeBase64, decodedBase64Length, isBase64 } from "./base64.js";
+import { decodeBase64, decodedBase64Length, decodePaddedBase64, encodeBase64, isBase64 } from "./base64.js";
 
 describe("isBase64", () => {
   it.each(["", "QQ==", "QUI=", "QUJD", "QUJDRA", "+/+/"])("accepts %j", (text) => {
@@ -59,5 +59,22 @@ describe("decodeBase64", () => {
       if (native) Object.defineProperty(Uint8Array, "fromBase64", native);
       else delete (Uint8Array as { fromBase64?: unknown }).fromBase64;
     }
+  });
+});
+
+describe("encodeBase64", () => {
+  it("writes standard padded base64 that decodeBase64 reads back, for inputs past one chunk", () => {
+    expect(encodeBase64(new Uint8Array([0, 255, 16]))).toBe("AP8Q");
+    expect(encodeBase64(new TextEncoder().encode("hi"))).toBe("aGk=");
+    const large = Uint8Array.from({ length: 100_000 }, (_, index) => (index * 7) % 256);
+    expect(decodeBase64(encodeBase64(large))).toEqual(large);
+  });
+});
+
+describe("decodePaddedBase64", () => {
+  it("reads base64 padded to whole quads only, as secrets are written", () => {
+    expect(decodePaddedBase64("aGk=")).toEqual(new TextEncoder().encode("hi"));
+    expect(decodePaddedBase64("aGk")).toBeUndefined();
+    expect(decodePaddedBase64("a-k=")).toBeUndefined();
   });
 });

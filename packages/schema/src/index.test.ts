@@ -75,8 +75,12 @@ describe("package entries", () => {
       "WebhookPayloadSchema",
       "WebhookRedeliveryResponseSchema",
       "buildOpenApiDocument",
+      "decodeBase64",
       "decodeImageDataUri",
+      "decodePaddedBase64",
+      "encodeBase64",
       "inspectImageDataUri",
+      "isBase64",
       "requestFormOf",
       "validateGenerationRequest",
     ]);

@@ -3,6 +3,8 @@
  * the OpenAPI document. Exported by name, so that a new export is a decision; `index.test.ts` pins
  * the run-time ones.
  */
+
+export { decodeBase64, decodePaddedBase64, encodeBase64, isBase64 } from "./base64.js";
 export {
   ASPECT_RATIOS,
   type AspectRatio,

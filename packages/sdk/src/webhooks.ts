@@ -1,5 +1,10 @@
-import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX } from "@genvideo/schema";
-import { decodeBase64, encodeBase64 } from "./base64.js";
+import {
+  decodeBase64,
+  encodeBase64,
+  isBase64,
+  WEBHOOK_HEADERS,
+  WEBHOOK_SECRET_PREFIX,
+} from "@genvideo/schema";
 import { parseWebhookPayload, type WebhookPayload } from "./responses.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
 
@@ -93,7 +98,7 @@ function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX)
     ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
     : secret;
-  const bytes = decodeBase64(encoded);
+  const bytes = base64Bytes(encoded);
   // A broken secret is a deployment bug, not a bad webhook: fail loudly rather than answer 400 forever.
   if (!bytes?.length) throw new TypeError("A webhook secret must be `whsec_` followed by base64.");
   return bytes;
@@ -234,7 +239,7 @@ export async function verifyWebhook(
   const signatures = signatureHeader
     .split(" ")
     .filter((entry) => entry.startsWith("v1,"))
-    .map((entry) => decodeBase64(entry.slice(3)))
+    .map((entry) => base64Bytes(entry.slice(3)))
     .filter((signature) => signature !== undefined);
   let verified = false;
   for (const secret of secrets) {
@@ -300,4 +305,9 @@ export async function signWebhook(options: SignWebhookOptions): Promise<SignedWe
     [WEBHOOK_HEADERS.timestamp]: seconds,
     [WEBHOOK_HEADERS.signature]: `v1,${encodeBase64(new Uint8Array(signature))}`,
   };
+}
+
+/** Bytes of standard base64, or `undefined` when the text is not base64. */
+function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
+  return isBase64(text) ? decodeBase64(text) : undefined;
 }

@@ -4,6 +4,7 @@
  * browsers and workers without a `node:` import.
  */
 
+import { encodeBase64 } from "@genvideo/schema";
 import { BoundedCache } from "./bounded-cache.js";
 
 const encoder = new TextEncoder();
@@ -25,13 +26,13 @@ const hmacKeys = new BoundedCache<CryptoKey>(256);
 
 /** HMAC-SHA256 of `message` under `key`, base64-encoded (the Standard Webhooks signature form). */
 export async function hmacSha256Base64(key: Uint8Array, message: string): Promise<string> {
-  const cryptoKey = await hmacKeys.get(bytesToBase64(key), () =>
+  const cryptoKey = await hmacKeys.get(encodeBase64(key), () =>
     crypto.subtle.importKey("raw", key as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
       "sign",
     ]),
   );
   const signature = await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message));
-  return bytesToBase64(new Uint8Array(signature));
+  return encodeBase64(new Uint8Array(signature));
 }
 
 /** `length` characters drawn uniformly from the base62 alphabet (rejection sampling: no modulo bias). */
@@ -57,27 +58,6 @@ function bytesToHex(bytes: Uint8Array): string {
   let hex = "";
   for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
   return hex;
-}
-
-/**
- * Standard base64 of bytes, without Node's Buffer (this package runs in browsers).
- *
- * @example
- * bytesToBase64(new TextEncoder().encode("hi")); // "aGk="
- */
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-/** Decodes standard base64; undefined when `text` is not valid base64. */
-export function base64ToBytes(text: string): Uint8Array | undefined {
-  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) return undefined;
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }
 
 /**

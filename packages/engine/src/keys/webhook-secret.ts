@@ -1,15 +1,15 @@
-import { WEBHOOK_SECRET_PREFIX } from "@genvideo/schema";
-import { base64ToBytes, bytesToBase64, randomBytes } from "../crypto/web-crypto.js";
+import { decodePaddedBase64, encodeBase64, WEBHOOK_SECRET_PREFIX } from "@genvideo/schema";
+import { randomBytes } from "../crypto/web-crypto.js";
 
 /** A new per-account signing secret: `whsec_` + base64 of 24 random bytes. */
 export function generateWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${bytesToBase64(randomBytes(24))}`;
+  return `${WEBHOOK_SECRET_PREFIX}${encodeBase64(randomBytes(24))}`;
 }
 
 /** The HMAC key bytes of a `whsec_` secret (undefined when it is not one). */
 export function webhookSecretKey(secret: string): Uint8Array | undefined {
   if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return undefined;
-  return base64ToBytes(secret.slice(WEBHOOK_SECRET_PREFIX.length));
+  return decodePaddedBase64(secret.slice(WEBHOOK_SECRET_PREFIX.length));
 }
 
 /** Why a secret supplied at bootstrap is unusable, or undefined when it is fine. */

@@ -1,4 +1,4 @@
-import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
+import { encodeBase64, VIDEO_URL_TTL_MS } from "@genvideo/schema";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
 
 /** Why a download URL is refused (HTTP 403), or that it may be served. */
@@ -37,9 +37,7 @@ async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
 }
 
 function base64Url(bytes: ArrayBuffer | Uint8Array): string {
-  let binary = "";
-  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return encodeBase64(new Uint8Array(bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /**

@@ -3,6 +3,7 @@
  * magic numbers and the size fields, built by hand so that tests need no image files or
  * libraries. `PNG_IMAGE`, `JPEG_IMAGE` and `WEBP_IMAGE` are data URIs the request schema accepts.
  */
+import { encodeBase64 } from "../base64.js";
 
 function bytesOf(...parts: (number[] | string | Uint8Array)[]): Uint8Array {
   const numbers: number[] = [];
@@ -92,12 +93,7 @@ export function webpExtendedBytes(width: number, height: number): Uint8Array {
 
 /** `data:<mediaType>;base64,<bytes>`. */
 export function dataUri(mediaType: string, bytes: Uint8Array): string {
-  let binary = "";
-  // Chunks keep multi-megabyte images fast without exceeding the argument limit.
-  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-  }
-  return `data:${mediaType};base64,${btoa(binary)}`;
+  return `data:${mediaType};base64,${encodeBase64(bytes)}`;
 }
 
 /** A valid small image of each kind, as data URIs. */

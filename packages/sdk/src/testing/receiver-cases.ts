@@ -1,5 +1,4 @@
-import { TASK_STATUS_MESSAGES, WEBHOOK_HEADERS } from "@genvideo/schema";
-import { encodeBase64 } from "../base64.js";
+import { encodeBase64, TASK_STATUS_MESSAGES, WEBHOOK_HEADERS } from "@genvideo/schema";
 import type { WebhookPayload } from "../responses.js";
 import { signWebhook } from "../webhooks.js";
 
