@@ -3,11 +3,10 @@
  * way whichever process sends them: what an event gets depends only on its
  * `webhook-id` and on how many requests for it arrived before. It records
  * every request, so a test can compare what arrived with the delivery log.
+ * A handler of the receivers' `startReceiver`.
  */
 import { createHash } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { listenOnLoopback } from "../../src/testing/loopback.js";
+import { startReceiver } from "./receivers.js";
 
 export interface ArrivedWebhook {
   webhookId: string;
@@ -41,30 +40,16 @@ export function failuresBeforeSuccess(webhookId: string): (number | null)[] {
 export async function startFlakyReceiver(): Promise<FlakyReceiver> {
   const arrived: ArrivedWebhook[] = [];
   const seen = new Map<string, number>();
-  const server = createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (body += chunk));
-    request.on("end", () => {
-      const webhookId = String(request.headers["webhook-id"]);
-      const before = seen.get(webhookId) ?? 0;
-      seen.set(webhookId, before + 1);
-      const failure = failuresBeforeSuccess(webhookId)[before];
-      const answered = failure === undefined ? 204 : failure;
-      const taskId = String((JSON.parse(body) as { task_id?: unknown }).task_id);
-      arrived.push({ webhookId, taskId, body, answered });
-      if (answered === null) request.socket.destroy();
-      else response.writeHead(answered).end();
-    });
+  const receiver = await startReceiver((request, response) => {
+    const webhookId = String(request.headers["webhook-id"]);
+    const before = seen.get(webhookId) ?? 0;
+    seen.set(webhookId, before + 1);
+    const failure = failuresBeforeSuccess(webhookId)[before];
+    const answered = failure === undefined ? 204 : failure;
+    const taskId = String((JSON.parse(request.body) as { task_id?: unknown }).task_id);
+    arrived.push({ webhookId, taskId, body: request.body, answered });
+    if (answered === null) response.socket?.destroy();
+    else response.writeHead(answered).end();
   });
-  await listenOnLoopback(server);
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrived,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${receiver.origin}/hook`, arrived, close: () => receiver.close() };
 }

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { listenOnLoopback } from "../../src/testing/loopback.js";
 
 export interface ReceivedRequest {
@@ -75,8 +75,7 @@ export async function startReceiver(
       for (const waiter of closeWaiters.splice(0)) waiter();
     });
   });
-  await listenOnLoopback(server, host);
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, host);
   receiver.port = port;
   const scheme = tls === undefined ? "http" : "https";
   receiver.origin = host.includes(":") ? `${scheme}://[${host}]:${port}` : `${scheme}://${host}:${port}`;
