@@ -3,8 +3,9 @@
 // authenticated request fails here, whatever the machine's speed. Today's
 // counts (and what they were) are in docs/operating.md#statements-per-request.
 import { StatementSync } from "node:sqlite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countingEngine } from "../../test/support/statement-counts.js";
+import type { Store } from "@genvideo/engine";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { countingEngine, withTelemetry } from "../../test/support/statement-counts.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
@@ -29,55 +30,57 @@ afterAll(() => {
 });
 
 describe("SQLite statements per request", () => {
+  let store: Store;
+  let count: Awaited<ReturnType<typeof countingEngine>>["count"];
+  beforeEach(async () => {
+    store = (await openSqliteStore(":memory:")).store;
+    count = (await countingEngine(store, recorded)).count;
+  });
+  afterEach(() => store.close());
+
   it("authenticates and reads a task's status in one statement, outside any transaction", async () => {
-    const { store } = await openSqliteStore(":memory:");
-    try {
-      const { count } = await countingEngine(store, recorded);
-      const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
-      const taskId = (created.body as { task_id: string }).task_id;
-      const status = await count("GET", `/api/gen/status/${taskId}`);
-      expect(status).toMatchObject({ status: 200, transactions: 0 });
-      expect(status.statements).toEqual([expect.stringMatching(/^select "api_keys"\."id" as "key_id"/)]);
-      // Another account's or an unknown task: the same one statement, then 404.
-      const unknown = await count("GET", `/api/gen/status/${crypto.randomUUID()}`);
-      expect(unknown).toMatchObject({ status: 404, transactions: 0 });
-      expect(unknown.statements).toHaveLength(1);
-    } finally {
-      await store.close();
-    }
+    const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+    const taskId = (created.body as { task_id: string }).task_id;
+    const status = await count("GET", `/api/gen/status/${taskId}`);
+    expect(status).toMatchObject({ status: 200, transactions: 0 });
+    expect(status.statements).toEqual([expect.stringMatching(/^select "api_keys"\."id" as "key_id"/)]);
+    // Another account's or an unknown task: the same one statement, then 404.
+    const unknown = await count("GET", `/api/gen/status/${crypto.randomUUID()}`);
+    expect(unknown).toMatchObject({ status: 404, transactions: 0 });
+    expect(unknown.statements).toHaveLength(1);
   });
 
   it("creates a task in one transaction: the key, then the charge, its ledger entry and the task", async () => {
-    const { store } = await openSqliteStore(":memory:");
-    try {
-      const { count } = await countingEngine(store, recorded);
-      const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
-      expect(created).toMatchObject({ status: 200, transactions: 1 });
-      expect(created.statements).toEqual([
-        'select * from "api_keys" where "hash" = ?',
-        "begin",
-        'update "accounts" set "credits" = credits + ? wh',
-        'insert into "ledger_entries" ("id", "account_id"',
-        'insert into "tasks" ("account_id", "aspect_ratio',
-        "commit",
-      ]);
-    } finally {
-      await store.close();
-    }
+    const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+    expect(created).toMatchObject({ status: 200, transactions: 1 });
+    expect(created.statements).toEqual([
+      'select * from "api_keys" where "hash" = ?',
+      "begin",
+      'update "accounts" set "credits" = credits + ? wh',
+      'insert into "ledger_entries" ("id", "account_id"',
+      'insert into "tasks" ("account_id", "aspect_ratio',
+      "commit",
+    ]);
   });
 
   it("authenticates any other request with one statement before its route's", async () => {
-    const { store } = await openSqliteStore(":memory:");
-    try {
-      const { count } = await countingEngine(store, recorded);
-      const account = await count("GET", "/api/gen/account");
-      expect(account).toMatchObject({ status: 200, transactions: 0 });
-      expect(account.statements).toEqual([
-        'select * from "api_keys" where "hash" = ?',
-        'select * from "accounts" where "id" = ?',
-      ]);
-    } finally {
-      await store.close();
-    }
+    const account = await count("GET", "/api/gen/account");
+    expect(account).toMatchObject({ status: 200, transactions: 0 });
+    expect(account.statements).toEqual([
+      'select * from "api_keys" where "hash" = ?',
+      'select * from "accounts" where "id" = ?',
+    ]);
+  });
+
+  it("counts the same with the server's metrics and tracing around the engine", async () => {
+    const telemetry = withTelemetry(store);
+    const traced = (await countingEngine(telemetry.store, recorded, telemetry.observer)).count;
+    const created = await traced("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+    const taskId = (created.body as { task_id: string }).task_id;
+    expect([created.statements.length, created.transactions]).toEqual([6, 1]);
+    const status = await traced("GET", `/api/gen/status/${taskId}`);
+    expect([status.statements.length, status.transactions]).toEqual([1, 0]);
+    const account = await traced("GET", "/api/gen/account");
+    expect([account.statements.length, account.transactions]).toEqual([2, 0]);
   });
 });

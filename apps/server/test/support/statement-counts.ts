@@ -5,7 +5,10 @@
  * engine runs without its worker loop or timers, so nothing else queries
  * while a request is counted.
  */
-import { createEngine, manualClock, type Store } from "@genvideo/engine";
+import { createEngine, type EngineObserver, manualClock, type Store } from "@genvideo/engine";
+import { combineObservers } from "../../src/telemetry/combine-observers.js";
+import { createServerMetrics } from "../../src/telemetry/metrics.js";
+import { tracedStore, tracingObserver } from "../../src/telemetry/traced-ports.js";
 
 const API_KEY = "count_key_0123456789abcdefghijklmnop";
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -25,12 +28,34 @@ export function shortStatement(sql: string): string {
 }
 
 /**
+ * What the server adds around the engine when metrics and traces are on:
+ * its metrics observer, the tracing observer and the traced store (tracing's
+ * API without an SDK: spans are made and dropped). None may query per request.
+ */
+export function withTelemetry(store: Store): { store: Store; observer: EngineObserver } {
+  const metrics = createServerMetrics({
+    role: "all",
+    renderSlots: 2,
+    activity: () => ({ renders: 0, leasesHeld: 0, webhookAttempts: 0 }),
+    queue: () => Promise.reject(new Error("read on scrape only")),
+    serviceNow: () => 0,
+    onQueueError: () => undefined,
+  });
+  return { store: tracedStore(store), observer: combineObservers(metrics.observer, tracingObserver) };
+}
+
+/**
  * An engine on `store` (rate limits off: limiters are not the store's) with a
  * funded default account, and `count(request)`: the statements `recorded`
- * saw while the request ran.
+ * saw while the request ran. `observer`: see `withTelemetry`.
  */
-export async function countingEngine(store: Store, recorded: { statements: string[] | undefined }) {
+export async function countingEngine(
+  store: Store,
+  recorded: { statements: string[] | undefined },
+  observer?: EngineObserver,
+) {
   const engine = createEngine({
+    ...(observer ? { observer } : {}),
     store,
     clock: manualClock(),
     renderer: {
