@@ -33,6 +33,7 @@ describe("package entries", () => {
       "listenOnLoopback",
       "removeDataDir",
       "runCli",
+      "runProcess",
       "serverEnvironment",
       "startServer",
       "startWebhookReceiver",

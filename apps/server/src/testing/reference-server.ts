@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ProcessResult, runProcess } from "./process.js";
 
 const serverRoot = fileURLToPath(new URL("../..", import.meta.url));
 const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
@@ -26,6 +27,7 @@ const fromSource = import.meta.url.endsWith(".ts");
 
 // Customers' suites that start the server want somewhere for its webhooks to land.
 export { freeLoopbackPort, listenOnLoopback } from "./loopback.js";
+export { type ProcessResult, runProcess } from "./process.js";
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 export const TEST_API_KEY = "test_key_0123456789abcdefghij";
@@ -211,11 +213,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   return server;
 }
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ProcessResult;
 
 /** Runs one CLI command to completion against a data directory. */
 export function runCli(
@@ -223,18 +221,9 @@ export function runCli(
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliCommand(), ...args], {
-      cwd: dataDir,
-      env: serverEnvironment(dataDir, env, false),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  return runProcess(process.execPath, [...cliCommand(), ...args], {
+    cwd: dataDir,
+    env: serverEnvironment(dataDir, env, false),
   });
 }
 

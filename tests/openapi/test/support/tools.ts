@@ -1,9 +1,9 @@
 /// <reference types="node" />
 /** Running the customers' tools from this package's node_modules, and loopback helpers. */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ProcessResult, runProcess } from "@genvideo/server/testing";
 
 export const packageRoot: string = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -12,32 +12,19 @@ export function bin(name: string): string {
   return join(packageRoot, "node_modules/.bin", name);
 }
 
-export interface ToolResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type ToolResult = ProcessResult;
 
 /** Runs a tool to completion; never throws on a non-zero exit (the caller asserts on it). */
 export function runTool(name: string, args: string[], options: { cwd?: string } = {}): Promise<ToolResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin(name), args, {
-      cwd: options.cwd ?? packageRoot,
-      env: {
-        ...process.env,
-        // No telemetry and no update check from a test run.
-        REDOCLY_TELEMETRY: "off",
-        REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
-        NO_UPDATE_NOTIFIER: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  return runProcess(bin(name), args, {
+    cwd: options.cwd ?? packageRoot,
+    env: {
+      ...process.env,
+      // No telemetry and no update check from a test run.
+      REDOCLY_TELEMETRY: "off",
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+      NO_UPDATE_NOTIFIER: "1",
+    },
   });
 }
 
