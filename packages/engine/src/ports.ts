@@ -152,6 +152,13 @@ export interface WebhookAttemptRecord {
    * always return it (null when it was not recorded).
    */
   responseExcerpt?: string | null;
+  /**
+   * The signature headers the attempt was sent with (`webhook-id`,
+   * `webhook-timestamp`, `webhook-signature`); the body is the event's
+   * payload. Null when nothing was sent (no live secret) or not recorded.
+   * Stores always return it.
+   */
+  requestHeaders?: Record<string, string> | null;
 }
 
 /** A key found by its hash, and the task asked for when the key's account owns it. */

@@ -200,6 +200,18 @@ describe("the dashboard in Chromium", () => {
       20_000,
       "five refused attempts",
     );
+    // Each attempt shows what it sent: exactly the headers and the body the receiver got, in order.
+    const got = receiver.received.filter((request) => request.body.includes(task_id));
+    const shown = await page.locator("details[data-request] pre").allTextContents();
+    expect(shown).toHaveLength(5);
+    expect(got).toHaveLength(5);
+    shown.forEach((text, index) => {
+      const { headers, body } = got[index]!;
+      expect(text).toBe(
+        `${["content-type", "webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => `${name}: ${headers[name]}`).join("\n")}\n\n${body}`,
+      );
+    });
+    await page.locator("details[data-request] summary").first().click();
     await audit(page, "task-webhooks");
 
     receiver.setStatus(200);
@@ -248,6 +260,9 @@ describe("the dashboard in Chromium", () => {
     await page.goto(dashboard("/dashboard/webhooks"));
     const logged = page.locator("section[data-test-event]", { hasText: id });
     expect(await logged.textContent()).toMatch(/delivered[\s\S]*test event[\s\S]*HTTP 200/);
+    expect(await logged.locator("details[data-request] pre").textContent()).toBe(
+      `content-type: application/json\nwebhook-id: ${id}\nwebhook-timestamp: ${sent.headers["webhook-timestamp"]}\nwebhook-signature: ${sent.headers["webhook-signature"]}\n\n${sent.body}`,
+    );
     await logged.getByRole("button", { name: /Send again/ }).click();
     await page.locator("[role=status]", { hasText: "HTTP 200" }).waitFor();
     expect(receiver.received.length).toBe(seen + 2);

@@ -17,7 +17,7 @@ export const DASHBOARD_CSS = `
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); line-height: 1.45; font-size: 15px; }
 a { color: var(--accent); }
-a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible {
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible, pre:focus-visible {
   outline: 3px solid var(--focus); outline-offset: 2px; }
 .skip { position: absolute; left: -9999px; } .skip:focus { left: 8px; top: 8px; background: var(--bg); padding: 4px 8px; }
 header.top { display: flex; flex-wrap: wrap; gap: 8px 20px; align-items: center; padding: 10px 20px;

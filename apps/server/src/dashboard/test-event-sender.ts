@@ -69,6 +69,7 @@ export function createTestEventSender(options: TestEventSenderOptions): TestEven
         statusCode: outcome.statusCode,
         error: outcome.ok ? null : outcome.error,
         responseExcerpt: outcome.responseExcerpt ?? null,
+        requestHeaders: { ...headers },
       });
       options.logger.info({ accountId, eventId: id }, "dashboard sent a test event");
       return {

@@ -48,6 +48,7 @@ export function loggedTestEvent(event: TestEventRecord): LoggedEvent {
         statusCode: event.statusCode,
         error: event.error,
         responseExcerpt: event.responseExcerpt,
+        requestHeaders: event.requestHeaders,
       },
     ],
   };
@@ -64,7 +65,20 @@ function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): 
 /** The start of the receiver's answer, escaped like every value, folded away until asked for. */
 function responseExcerpt(attempt: WebhookEventWithAttempts["attempts"][number]): Html | string {
   if (!attempt.responseExcerpt) return "";
-  return html`<details><summary>Excerpt</summary><pre class="excerpt">${attempt.responseExcerpt}</pre></details>`;
+  return html`<details><summary>Excerpt</summary><pre class="excerpt" tabindex="0">${attempt.responseExcerpt}</pre></details>`;
+}
+
+/**
+ * What an attempt sent, as Svix's and Stripe's event views show it: the
+ * signature headers and the body (the event's payload, the bytes signed),
+ * folded away until asked for.
+ */
+function sentRequest(attempt: WebhookEventWithAttempts["attempts"][number], payload: string): Html | string {
+  if (!attempt.requestHeaders) return html`<span class="muted">nothing sent</span>`;
+  const headers = Object.entries(attempt.requestHeaders)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\n");
+  return html`<details data-request><summary>Request</summary><pre class="excerpt" tabindex="0">${`${headers}\n\n${payload}`}</pre></details>`;
 }
 
 /** What the delivery log says an event is about: its task, or that it was a test. */
@@ -100,9 +114,9 @@ ${viewer ? eventSubject(event) : ""}</p>
 ${
   event.attempts.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
-    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
+    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Sent</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
         (attempt) =>
-          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${responseExcerpt(attempt)}</td></tr>`,
+          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${sentRequest(attempt, event.payload)}</td><td>${responseExcerpt(attempt)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${viewer ? eventAction(event, viewer) : ""}

@@ -7,7 +7,13 @@
  */
 import type { LedgerEntry, TaskState, WebhookAttemptRecord, WebhookEventRecord } from "@genvideo/engine";
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import { ledgerFromRow, nullableInteger, webhookAttemptFromRow, webhookEventFromRow } from "./rows.js";
+import {
+  ledgerFromRow,
+  nullableInteger,
+  requestHeadersFromText,
+  webhookAttemptFromRow,
+  webhookEventFromRow,
+} from "./rows.js";
 import type { Database, TasksTable } from "./tables.js";
 
 /** Where a page of a newest-first list starts: strictly older than this row. */
@@ -104,6 +110,8 @@ export interface TestEventRecord {
   statusCode: number | null;
   error: string | null;
   responseExcerpt: string | null;
+  /** The signature headers it was sent with. */
+  requestHeaders: Record<string, string> | null;
 }
 
 /** How long a used form is remembered (wall-clock ms): longer than any page stays open to be posted again. */
@@ -373,6 +381,7 @@ export class DashboardQueries {
         status_code: event.statusCode,
         error: event.error,
         response_excerpt: event.responseExcerpt,
+        request_headers: event.requestHeaders ? JSON.stringify(event.requestHeaders) : null,
       })
       .execute();
   }
@@ -394,6 +403,7 @@ export class DashboardQueries {
       statusCode: nullableInteger(row.status_code),
       error: row.error,
       responseExcerpt: row.response_excerpt,
+      requestHeaders: requestHeadersFromText(row.request_headers),
     }));
   }
 

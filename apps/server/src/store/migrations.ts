@@ -19,6 +19,7 @@ import { webhookResponseExcerpt } from "./migrations/0008_webhook_response_excer
 import { webhookTestEvents } from "./migrations/0009_webhook_test_events.js";
 import { dashboardFormNonces } from "./migrations/0010_dashboard_form_nonces.js";
 import { traceContext } from "./migrations/0011_trace_context.js";
+import { webhookRequestHeaders } from "./migrations/0012_webhook_request_headers.js";
 
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -33,6 +34,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0009_webhook_test_events": webhookTestEvents,
   "0010_dashboard_form_nonces": dashboardFormNonces,
   "0011_trace_context": traceContext,
+  "0012_webhook_request_headers": webhookRequestHeaders,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

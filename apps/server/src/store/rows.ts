@@ -269,6 +269,7 @@ export const webhookAttemptFromRow = (row: Selectable<WebhookAttemptsTable>): We
   statusCode: nullableInteger(row.status_code),
   error: row.error,
   responseExcerpt: row.response_excerpt,
+  requestHeaders: requestHeadersFromText(row.request_headers),
 });
 
 export const webhookAttemptToRow = (attempt: WebhookAttemptRecord): Insertable<WebhookAttemptsTable> => ({
@@ -279,4 +280,10 @@ export const webhookAttemptToRow = (attempt: WebhookAttemptRecord): Insertable<W
   status_code: attempt.statusCode,
   error: attempt.error,
   response_excerpt: attempt.responseExcerpt ?? null,
+  request_headers: attempt.requestHeaders ? JSON.stringify(attempt.requestHeaders) : null,
 });
+
+/** The signature headers an attempt was sent with, stored as JSON (null before migration 0012). */
+export function requestHeadersFromText(text: string | null): Record<string, string> | null {
+  return text === null ? null : (JSON.parse(text) as Record<string, string>);
+}

@@ -126,6 +126,8 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** Added by 0008_webhook_response_excerpt. */
   response_excerpt: string | null;
+  /** The signature headers sent, as JSON (0012_webhook_request_headers). */
+  request_headers: string | null;
 }
 
 /** A test event sent from the dashboard and its one attempt (migration 0009). Service times. */
@@ -139,6 +141,8 @@ export interface WebhookTestEventsTable {
   status_code: NullableInteger;
   error: string | null;
   response_excerpt: string | null;
+  /** The signature headers sent, as JSON (0012_webhook_request_headers). */
+  request_headers: string | null;
 }
 
 /** Host bookkeeping that is not part of the engine's model (the service clock's high-water mark). */

@@ -169,6 +169,11 @@ export function describeDashboardQueries(name: string, open: () => Promise<Opene
         statusCode: id.endsWith("1") ? null : 200,
         error: id.endsWith("1") ? "connection refused" : null,
         responseExcerpt: id.endsWith("1") ? null : "ok",
+        requestHeaders: {
+          "webhook-id": id,
+          "webhook-timestamp": "1767225600",
+          "webhook-signature": "v1,c2ln",
+        },
       });
       for (const [id, at] of [
         ["msg_test_1", T0 + 1],

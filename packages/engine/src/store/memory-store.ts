@@ -363,7 +363,11 @@ function memoryTransaction(
     },
     async insertWebhookAttempt(attempt) {
       guard();
-      push(tables.webhookAttempts, { ...attempt, responseExcerpt: attempt.responseExcerpt ?? null });
+      push(tables.webhookAttempts, {
+        ...attempt,
+        responseExcerpt: attempt.responseExcerpt ?? null,
+        requestHeaders: attempt.requestHeaders ?? null,
+      });
     },
     async listWebhookAttempts(eventId) {
       guard();

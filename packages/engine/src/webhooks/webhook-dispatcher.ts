@@ -234,11 +234,13 @@ export class WebhookDispatcher {
     // nothing; whoever claims the event next delivers it (docs/operating.md, "Crashes and freezes").
     if (delivery.lease.check()) return this.#claimLost(event, "before its attempt was sent");
     let outcome: WebhookAttemptOutcome;
+    let requestHeaders: Record<string, string> | null = null;
     if (live.length === 0) {
       outcome = { ok: false, statusCode: null, error: "the account has no webhook secret", durationMs: 0 };
     } else {
       const timestamp = Math.floor(wallClock.now() / 1000);
       const headers = await signWebhook(event.id, timestamp, event.payload, live);
+      requestHeaders = { ...headers };
       try {
         // The claim's end aborts the attempt wherever it waits (a connection, DNS, connect, TLS, the
         // write, the answer): a request must not go out once another worker may hold the event.
@@ -272,6 +274,7 @@ export class WebhookDispatcher {
         statusCode: outcome.statusCode,
         error: outcome.ok ? null : outcome.error,
         responseExcerpt: outcome.responseExcerpt || null,
+        requestHeaders,
       });
       const attemptCount = current.attemptCount + 1;
       const exhausted = attemptCount >= config.webhooks.maxAttempts;

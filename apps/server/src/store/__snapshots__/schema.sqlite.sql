@@ -65,7 +65,7 @@ CREATE INDEX "tasks_queued_created" on "tasks" ("created_at", "id") where "state
 CREATE INDEX "tasks_unfinished_deadline" on "tasks" ("deadline_at") where "state" in ('queued', 'processing');
 
 -- table webhook_attempts
-CREATE TABLE "webhook_attempts" ("event_id" text not null references "webhook_events" ("id"), "attempt" bigint not null, "started_at" bigint not null, "duration_ms" bigint not null, "status_code" bigint, "error" text, "response_excerpt" text, constraint "webhook_attempts_pk" primary key ("event_id", "attempt"));
+CREATE TABLE "webhook_attempts" ("event_id" text not null references "webhook_events" ("id"), "attempt" bigint not null, "started_at" bigint not null, "duration_ms" bigint not null, "status_code" bigint, "error" text, "response_excerpt" text, "request_headers" text, constraint "webhook_attempts_pk" primary key ("event_id", "attempt"));
 
 -- table webhook_events
 CREATE TABLE "webhook_events" ("id" text primary key, "task_id" text not null references "tasks" ("id"), "account_id" text not null references "accounts" ("id"), "url" text not null, "payload" text not null, "state" text not null, "attempt_count" bigint not null, "next_attempt_at" bigint, "created_at" bigint not null, "lease_owner" text, "lease_expires_at" bigint, "trace_parent" text);
@@ -86,7 +86,7 @@ CREATE TABLE "webhook_secrets" ("id" text primary key, "account_id" text not nul
 CREATE INDEX "webhook_secrets_account" on "webhook_secrets" ("account_id");
 
 -- table webhook_test_events
-CREATE TABLE "webhook_test_events" ("id" text primary key, "account_id" text not null references "accounts" ("id"), "url" text not null, "payload" text not null, "created_at" bigint not null, "duration_ms" bigint not null, "status_code" bigint, "error" text, "response_excerpt" text);
+CREATE TABLE "webhook_test_events" ("id" text primary key, "account_id" text not null references "accounts" ("id"), "url" text not null, "payload" text not null, "created_at" bigint not null, "duration_ms" bigint not null, "status_code" bigint, "error" text, "response_excerpt" text, "request_headers" text);
 
 -- index webhook_test_events_account_created
 CREATE INDEX "webhook_test_events_account_created" on "webhook_test_events" ("account_id", "created_at", "id");
