@@ -27,7 +27,7 @@ import {
 } from "../server/processes.mjs";
 import { textTable } from "../text-table.mjs";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MAX_METRICS_COST = 0.03;
 
 /** An OTLP/HTTP endpoint that accepts and drops what it is sent, as a collector that keeps up. */
