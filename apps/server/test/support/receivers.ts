@@ -12,6 +12,8 @@ export interface ReceivedRequest {
   url: string;
   headers: IncomingMessage["headers"];
   body: string;
+  /** The sender's address. */
+  from: string;
 }
 
 export interface TestReceiver {
@@ -49,6 +51,7 @@ export async function startReceiver(
         url: incoming.url ?? "",
         headers: incoming.headers,
         body: Buffer.concat(chunks).toString("utf8"),
+        from: incoming.socket.remoteAddress ?? "",
       };
       requests.push(request);
       handler(request, response);

@@ -3,11 +3,10 @@
  * after `answerAfterMs`, so a sender's connections to it stay busy and its
  * further requests queue. On arrival it asks `holderOf` who holds the
  * event's claim at that moment, so a test can tell a request sent under its
- * claim from one sent after the claim went to another sender.
+ * claim from one sent after the claim went to another sender. A handler of
+ * the receivers' `startReceiver`.
  */
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
-import { listenOnLoopback } from "../../src/testing/loopback.js";
+import { startReceiver } from "./receivers.js";
 
 export interface SlowArrival {
   webhookId: string;
@@ -36,31 +35,32 @@ export async function startSlowReceiver(options: {
   const arrived: SlowArrival[] = [];
   let answerAfterMs = options.answerAfterMs;
   const timers = new Set<NodeJS.Timeout>();
-  const server = createServer(async (request, response) => {
-    const body = await readBody(request);
-    const at = Date.now();
-    const webhookId = String(request.headers["webhook-id"]);
-    const arrival: SlowArrival = {
-      webhookId,
-      taskId: String((JSON.parse(body) as { task_id?: unknown }).task_id),
-      from: request.socket.remoteAddress ?? "",
-      at,
-      holder: null,
-    };
-    arrived.push(arrival);
-    arrival.holder = await options.holderOf(webhookId);
-    const timer = setTimeout(
-      () => {
-        timers.delete(timer);
-        response.writeHead(204).end();
-      },
-      Math.max(0, at + answerAfterMs - Date.now()),
-    );
-    timers.add(timer);
-  });
-  await listenOnLoopback(server, options.host);
+  const receiver = await startReceiver(
+    async (request, response) => {
+      const at = Date.now();
+      const webhookId = String(request.headers["webhook-id"]);
+      const arrival: SlowArrival = {
+        webhookId,
+        taskId: String((JSON.parse(request.body) as { task_id?: unknown }).task_id),
+        from: request.from,
+        at,
+        holder: null,
+      };
+      arrived.push(arrival);
+      arrival.holder = await options.holderOf(webhookId);
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          response.writeHead(204).end();
+        },
+        Math.max(0, at + answerAfterMs - Date.now()),
+      );
+      timers.add(timer);
+    },
+    { host: options.host },
+  );
   return {
-    url: `http://${options.host}:${(server.address() as AddressInfo).port}/hook`,
+    url: `${receiver.origin}/hook`,
     arrived,
     get answerAfterMs() {
       return answerAfterMs;
@@ -68,18 +68,9 @@ export async function startSlowReceiver(options: {
     set answerAfterMs(ms: number) {
       answerAfterMs = ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      return receiver.close();
+    },
   };
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  let body = "";
-  request.setEncoding("utf8");
-  for await (const chunk of request) body += chunk;
-  return body;
 }
