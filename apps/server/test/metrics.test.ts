@@ -21,14 +21,19 @@ let receiver: TestReceiver;
 let closedPort: number;
 
 beforeAll(async () => {
-  receiver = await startReceiver((request, response) =>
-    answering(request.url === "/ok" ? 204 : 500)(request, response),
-  );
+  receiver = await startReceiver((request, response) => {
+    // Never answered: each attempt there runs out of time.
+    if (request.url === "/hang") return;
+    answering(request.url === "/ok" ? 204 : 500)(request, response);
+  });
   // A port nobody listens on any more: every attempt there is a refused connection.
   const closed = await startReceiver(answering(200));
   closedPort = closed.port;
   await closed.close();
-  server = await startServer({ env: { ...FAST_SERVICE_ENV, GENVIDEO_METRICS_PORT: "0" } });
+  server = await startServer({
+    // Attempts end after a second instead of 30: the hanging receiver's five take five seconds.
+    env: { ...FAST_SERVICE_ENV, GENVIDEO_METRICS_PORT: "0", GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "1000" },
+  });
 });
 
 afterAll(async () => {
@@ -66,6 +71,7 @@ describe("metrics of one process", () => {
       await createTask(server, { prompt: "a storm [[fail:UNSAFE_CONTENT]]", model_type: "gen-3" }),
       await createTask(server, { prompt: "a wreck [[fail:GENERATION_FAILED]]" }),
       await createTask(server, { prompt: "a ghost ship [[timeout]]" }),
+      await createTask(server, { prompt: "a quay", ...hook("/hang") }),
     ];
     for (const id of ids) await waitForTerminal(server, id);
     // Refused: a 404 for a task nobody has, a 401 without a key, a path no route has.
@@ -74,15 +80,15 @@ describe("metrics of one process", () => {
     expect((await server.fetch(`/api/gen/status/${ids[0]}`)).status).toBe(401);
     expect((await server.api(`/api/gen/nowhere/${unknown}`)).status).toBe(404);
 
-    // Five attempts each for the two receivers that never accept, 30 s of service time apart.
+    // Five attempts each for the three receivers that never accept, 30 s of service time apart.
     const { text, samples } = await eventually(async () => {
       const scraped = await scrape();
-      return sampleValue(scraped.samples, "genvideo_webhook_deliveries_failed_total") === 2
+      return sampleValue(scraped.samples, "genvideo_webhook_deliveries_failed_total") === 3
         ? scraped
         : undefined;
-    }, 15_000);
+    }, 30_000);
 
-    expect(sampleValue(samples, "genvideo_tasks_created_total")).toBe(6);
+    expect(sampleValue(samples, "genvideo_tasks_created_total")).toBe(7);
     expect(sampleValue(samples, "genvideo_tasks_created_total", { model: "gen-3" })).toBe(1);
     const ended = (outcome: string) => sampleValue(samples, "genvideo_tasks_ended_total", { outcome });
     expect([
@@ -90,14 +96,16 @@ describe("metrics of one process", () => {
       ended("UNSAFE_CONTENT"),
       ended("GENERATION_FAILED"),
       ended("TIMEOUT"),
-    ]).toEqual([3, 1, 1, 1]);
+    ]).toEqual([4, 1, 1, 1]);
     expect(sampleValue(samples, "genvideo_task_refunds_total")).toBe(2);
-    expect(sampleValue(samples, "genvideo_task_end_to_end_seconds_count")).toBe(6);
+    expect(sampleValue(samples, "genvideo_task_end_to_end_seconds_count")).toBe(7);
     // Every task is claimed, a [[timeout]] one too (it holds no render slot and waits for its deadline).
-    expect(sampleValue(samples, "genvideo_task_queue_wait_seconds_count")).toBe(6);
+    expect(sampleValue(samples, "genvideo_task_queue_wait_seconds_count")).toBe(7);
     const attempts = (outcome: string) =>
       sampleValue(samples, "genvideo_webhook_attempts_total", { outcome });
     expect([attempts("2xx"), attempts("non_2xx"), attempts("connect_error")]).toEqual([1, 5, 5]);
+    // A receiver slower than the 1 s deadline on a loaded machine would add a timeout, never remove one.
+    expect(attempts("timeout")).toBeGreaterThanOrEqual(5);
     expect(sampleValue(samples, "genvideo_webhook_deliveries_delivered_total")).toBe(1);
 
     const statusReads = { method: "GET", route: "/api/gen/status/:task_id" };

@@ -162,20 +162,21 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
 /** Gauges computed when scraped: nothing is counted between scrapes, so they cost nothing then. */
 function registerScrapeGauges(registry: Registry, sources: MetricSources): void {
   const metric = { registers: [registry] };
-  // The four queue gauges come from one statement per scrape, shared by their collect calls.
-  let snapshot: { at: number; read: Promise<QueueSnapshot | undefined> } | undefined;
+  // The queue gauges come from one statement per scrape: the registry starts every metric's
+  // collect in one synchronous loop, so the first starts the read and the others share it while
+  // it runs. Once it has answered, the next scrape reads afresh.
+  let inFlight: Promise<QueueSnapshot | undefined> | undefined;
   const queue = () => {
-    const now = performance.now();
-    if (snapshot === undefined || now - snapshot.at > 1_000) {
-      snapshot = {
-        at: now,
-        read: sources.queue().catch((error: unknown) => {
-          sources.onQueueError(error);
-          return undefined;
-        }),
-      };
-    }
-    return snapshot.read;
+    inFlight ??= sources
+      .queue()
+      .catch((error: unknown) => {
+        sources.onQueueError(error);
+        return undefined;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
   };
 
   new Gauge({
