@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHarness } from "../test/support/harness.js";
+import { createHarness, FakeRenderer, FakeSender, fakeVideoStorage } from "../test/support/harness.js";
+import { createEngine } from "./engine.js";
 import type { EngineObserver, HttpRequestEvent, TaskEndedEvent, WebhookAttemptEvent } from "./observer.js";
 
 /** An observer that writes down everything it hears. */
@@ -102,6 +103,29 @@ describe("the engine's observer port", () => {
     expect((await h.store.transaction((tx) => tx.getTask(taskId)))?.traceParent).toBe(traceParent);
     expect(h.renderer.jobs[0]?.traceParent).toBe(traceParent);
     expect(h.sender.deliveries[0]?.traceParent).toBe(traceParent);
+  });
+
+  it("hears a lease taken over from a worker that stopped renewing it", async () => {
+    const h = await createHarness({ generationMs: 60_000, leaseMs: 10_000 });
+    h.renderer.mode = "hang";
+    await h.create({ prompt: "a fox" });
+    await h.engine.tick();
+    expect(h.engine.activity().leasesHeld).toBe(1);
+    // The first engine freezes (it never ticks again); another on the same store sees its lease run out.
+    const { heard, observer } = recordingObserver();
+    const other = createEngine({
+      store: h.store,
+      clock: h.clock,
+      renderer: new FakeRenderer(),
+      videoStorage: fakeVideoStorage,
+      sender: new FakeSender(),
+      config: { generationMs: 60_000, leaseMs: 10_000 },
+      observer,
+    });
+    h.clock.advance(10_001);
+    await other.tick();
+    expect(heard.takenOver).toEqual([1]);
+    expect(heard.claimedWaits).toEqual([10_001]);
   });
 
   it("reports what is in flight without touching the store", async () => {
