@@ -22,10 +22,15 @@ ${csrfField(viewer)}
 </form>`;
 }
 
-export function receiverCheckPageBody(viewer: Viewer, url: string, outcome: ReceiverCheckOutcome): Html {
+export function receiverCheckPageBody(
+  viewer: Viewer,
+  url: string,
+  outcome: ReceiverCheckOutcome,
+  cliCommand = "genvideo-server",
+): Html {
   if ("refused" in outcome) {
     return html`<p class="notice error" role="alert">Not checked: ${outcome.refused}</p>
-<p class="notice" role="note">The check follows the rules of task callbacks: <code>https:</code> to a public address. For local development, start the server with <code>GENVIDEO_ALLOW_INSECURE_CALLBACKS=1</code>, or run <code>genvideo-server webhooks check</code> on your machine.</p>
+<p class="notice" role="note">The check follows the rules of task callbacks: <code>https:</code> to a public address. For local development, start the server with <code>GENVIDEO_ALLOW_INSECURE_CALLBACKS=1</code>, or run <code>${cliCommand} webhooks check ${URL.canParse(url) ? url : "<url>"}</code> on your machine.</p>
 ${receiverCheckForm(viewer, url)}`;
   }
   const { report } = outcome;

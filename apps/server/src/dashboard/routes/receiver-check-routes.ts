@@ -14,7 +14,7 @@ export function receiverCheckRoutes(services: DashboardServices): Hono<Dashboard
     const outcome = URL.canParse(url)
       ? await services.receiverCheck.check(viewer.accountId, url)
       : { refused: "give the receiver's full URL, like https://example.com/webhooks/genvideo." };
-    const body = receiverCheckPageBody(viewer, url, outcome);
+    const body = receiverCheckPageBody(viewer, url, outcome, services.cliCommand);
     return render(c, page(viewer, "webhooks", "Receiver check", body), "refused" in outcome ? 400 : 200);
   });
 
