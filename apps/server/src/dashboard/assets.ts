@@ -56,7 +56,7 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; }
 .state-queued, .state-processing, .state-pending, .state-expiring { color: var(--warn); }
 .muted { color: var(--muted); }
 .clock-note { margin: 0; padding: 6px 20px; border-bottom: 1px solid var(--line); color: var(--warn); font-size: 0.9rem; }
-td.prompt { max-width: 28em; overflow-wrap: anywhere; }
+td.prompt { min-width: 10em; max-width: 28em; overflow-wrap: break-word; }
 .explain { margin: 4px 0 0; }
 .notice { border: 1px solid var(--accent); background: var(--panel); padding: 12px; border-radius: 6px; margin: 12px 0; }
 .notice.error { border-color: var(--bad); }
