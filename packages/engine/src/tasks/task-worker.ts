@@ -43,6 +43,8 @@ interface RunningRender {
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
+/** The sweeps' listings only read: a store may run them at once, outside a transaction. */
+const READ_ONLY = { readOnly: true } as const;
 
 /**
  * Moves tasks through queued → processing → completed | failed when asked,
@@ -126,7 +128,7 @@ export class TaskWorker {
     const { store, randomUUID } = this.#deps;
     const at = { now, randomUUID };
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const due = await store.transaction((tx) => tx.listDueCompletions(now, BATCH));
+      const due = await store.transaction((tx) => tx.listDueCompletions(now, BATCH), READ_ONLY);
       let ended = 0;
       for (const task of due) {
         if (task.finishAt === null || task.finishAt > task.deadlineAt) continue;
@@ -152,7 +154,7 @@ export class TaskWorker {
       if (due.length < BATCH || ended === 0) break;
     }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH));
+      const overdue = await store.transaction((tx) => tx.listOverdueTasks(now, BATCH), READ_ONLY);
       for (const task of overdue) {
         const fenced = { ...at, ...leaseOf(task) };
         if (await store.transaction((tx) => failTask(tx, task, "TIMEOUT", fenced))) {
