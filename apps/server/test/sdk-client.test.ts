@@ -2,7 +2,6 @@
 // End to end: the SDK (@genvideo/sdk) against this server, started on loopback. It lives here, not in
 // the SDK, because the server depends on the SDK (its webhook receiver check).
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   AuthenticationError,
   BadRequestError,
@@ -128,8 +127,8 @@ describe("against the reference server", { timeout: 60_000 }, () => {
         response.writeHead(400).end(String(error));
       }
     });
-    await listenOnLoopback(receiver);
-    const callback_url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/genvideo`;
+    const port = await listenOnLoopback(receiver);
+    const callback_url = `http://127.0.0.1:${port}/hooks/genvideo`;
     try {
       const video = await client.generate({ prompt: "a webhook fox", callback_url }, wait);
       const deadline = Date.now() + 10_000;

@@ -3,7 +3,6 @@
  * answers the status route with a body the contract forbids, and Prism reports it.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { buildOpenApiDocument } from "@genvideo/schema";
 import { listenOnLoopback } from "@genvideo/server/testing";
 import { afterAll, expect, it } from "vitest";
@@ -19,12 +18,9 @@ it("reports a wrong answer of the server as a response violation", async () => {
     // A completed task without a video URL, a task id that is no UUID, a numeric message.
     response.end(JSON.stringify({ status: "completed", task_id: "42", message: 7, video_url: null }));
   });
-  await listenOnLoopback(wrong);
+  const wrongPort = await listenOnLoopback(wrong);
   const documentPath = scratch.write("openapi.json", JSON.stringify(buildOpenApiDocument()));
-  const prism = await startPrismProxy(
-    documentPath,
-    `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`,
-  );
+  const prism = await startPrismProxy(documentPath, `http://127.0.0.1:${wrongPort}`);
   try {
     const response = await fetch(`${prism.url}/api/gen/status/${crypto.randomUUID()}`, {
       headers: { authorization: "Bearer gen_sk_0123456789012345678901234567890123456" },

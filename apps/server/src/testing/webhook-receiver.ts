@@ -1,7 +1,6 @@
 /// <reference types="node" />
 /** A loopback HTTP endpoint that records the webhooks the server sends (start the server with GENVIDEO_ALLOW_INSECURE_CALLBACKS=1). */
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { listenOnLoopback } from "./loopback.js";
 
 export interface ReceivedWebhook {
@@ -36,9 +35,9 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
       settle();
     });
   });
-  await listenOnLoopback(server);
+  const port = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `http://127.0.0.1:${port}/hook`,
     received,
     whenReceived: (count) =>
       new Promise((resolve) => {

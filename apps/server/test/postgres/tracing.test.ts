@@ -5,7 +5,6 @@
  * attempt's `traceparent`, and the api's log line for the create carries the trace id.
  */
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
 import { listenOnLoopback } from "../../src/testing/loopback.js";
 import { waitForTerminal } from "../support/api.js";
@@ -46,8 +45,7 @@ async function startOtlpReceiver() {
       response.end(json ? "{}" : undefined);
     });
   });
-  await listenOnLoopback(server);
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     exports,

@@ -6,7 +6,6 @@
  * bodies over 10 MB), so those are recorded straight from the server and replayed through Prism.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { listenOnLoopback } from "@genvideo/server/testing";
 
@@ -34,9 +33,9 @@ export async function startSwitchUpstream(
       response.writeHead(599).end(String(error));
     });
   });
-  await listenOnLoopback(http);
+  const port = await listenOnLoopback(http);
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise((resolve) => {
         http.closeAllConnections();
