@@ -405,7 +405,7 @@ export async function driveEverything(
 
     // Last: a fault of the service (a table gone), answered 500 with the request id.
     breakTheStore(server);
-    await send("500 internal error", "valid", "GET", `/api/gen/status/${slow}`);
+    await send("500 internal error on a status read", "valid", "GET", `/api/gen/status/${slow}`);
     await send("500 internal error on create", "valid", "POST", "/api/gen/generate", {
       json: { prompt: "x" },
     });
