@@ -159,6 +159,8 @@ describe("the dashboard's first hour", () => {
     await page.locator(`#${await keyRowId(page, fresh)} a[href$="/revoke"]`).click();
     pages.set("key-revoke", page.url());
     await page.getByRole("button", { name: "Revoke key" }).click();
+    // The form's answer, not only its click: the revocation is committed once the page says so.
+    await page.locator("[role=status]", { hasText: "Revoked" }).waitFor();
     expect(await page.locator(`#${await keyRowId(page, fresh)} td[data-expires]`).textContent()).toMatch(
       /^revoked \d{4}-.+ UTC$/,
     );

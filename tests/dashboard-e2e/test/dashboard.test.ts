@@ -144,6 +144,8 @@ describe("the dashboard in Chromium", () => {
     await audit(page, "key-revoke");
     expect(await accountStatus(key)).toBe(200); // nothing happens before the confirmation
     await page.getByRole("button", { name: "Revoke key" }).click();
+    // The form's answer, not only its click: the revocation is committed once the page says so.
+    await page.locator("[role=status]", { hasText: "Revoked" }).waitFor();
     await expect(sdk(key).getStatus(crypto.randomUUID())).rejects.toBeInstanceOf(AuthenticationError);
     expect(await accountStatus(key)).toBe(401);
   });

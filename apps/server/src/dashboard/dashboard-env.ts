@@ -86,6 +86,16 @@ export async function formField(c: Context, name: string): Promise<string | unde
   return typeof value === "string" ? value : undefined;
 }
 
+/** The choice a form's `name` field picked from `choices` (by value); undefined for anything else. */
+export async function formChoice<T extends { value: string }>(
+  c: Context,
+  name: string,
+  choices: readonly T[],
+): Promise<T | undefined> {
+  const value = await formField(c, name);
+  return choices.find((choice) => choice.value === value);
+}
+
 export function clientAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";

@@ -1,10 +1,11 @@
 /** API keys: create (shown once), rotate with an overlap, revoke behind a confirmation. */
-import { AdminError } from "@genvideo/engine";
+import { AdminError, type ApiKeySummary } from "@genvideo/engine";
 import { Hono } from "hono";
 import {
   type DashboardContext,
   type DashboardEnv,
   type DashboardServices,
+  formChoice,
   formField,
   notFoundPage,
   render,
@@ -19,7 +20,7 @@ import {
   revokeKeyBody,
   rotateKeyBody,
 } from "../keys-pages.js";
-import { page } from "../layout.js";
+import { type Html, page, type Viewer } from "../layout.js";
 
 const FORM_NONCE = /^[0-9a-f-]{36}$/;
 
@@ -53,8 +54,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
 
   app.post("/", async (c) => {
     const viewer = viewerOf(c);
-    const expires = await formField(c, "expires");
-    const expiry = EXPIRY_CHOICES.find((choice) => choice.value === expires);
+    const expiry = await formChoice(c, "expires", EXPIRY_CHOICES);
     if (!expiry) return keysPage(c, { problem: "Choose an expiry from the list." }, 400);
     // The form's one-time nonce, claimed in the database: the same form posted again (a reload,
     // the back button, another API process) creates and shows no second key.
@@ -78,17 +78,20 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
     }
   });
 
-  app.get("/:id/rotate", async (c) => {
-    const key = await ownKey(c);
-    if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
-    return render(c, page(viewerOf(c), "keys", "Rotate a key", rotateKeyBody(viewerOf(c), key)));
-  });
+  /** A page that asks before changing a key that is still live (rotate, revoke). */
+  const confirmation =
+    (title: string, body: (viewer: Viewer, key: ApiKeySummary) => Html) => async (c: DashboardContext) => {
+      const key = await ownKey(c);
+      if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
+      return render(c, page(viewerOf(c), "keys", title, body(viewerOf(c), key)));
+    };
+
+  app.get("/:id/rotate", confirmation("Rotate a key", rotateKeyBody));
 
   app.post("/:id/rotate", async (c) => {
     const key = await ownKey(c);
     if (!key) return notFoundPage(c, "keys");
-    const overlapValue = await formField(c, "overlap");
-    const overlap = OVERLAP_CHOICES.find((choice) => choice.value === overlapValue);
+    const overlap = await formChoice(c, "overlap", OVERLAP_CHOICES);
     if (!overlap) return keysPage(c, { problem: "Choose an overlap from the list." }, 400);
     try {
       const rotated = await admin.rotateApiKey(key.id, overlap.ms);
@@ -106,11 +109,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
     }
   });
 
-  app.get("/:id/revoke", async (c) => {
-    const key = await ownKey(c);
-    if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
-    return render(c, page(viewerOf(c), "keys", "Revoke a key", revokeKeyBody(viewerOf(c), key)));
-  });
+  app.get("/:id/revoke", confirmation("Revoke a key", revokeKeyBody));
 
   app.post("/:id/revoke", async (c) => {
     const key = await ownKey(c);

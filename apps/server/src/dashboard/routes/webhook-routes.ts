@@ -4,6 +4,7 @@ import {
   type DashboardContext,
   type DashboardEnv,
   type DashboardServices,
+  formChoice,
   formField,
   render,
   viewerOf,
@@ -58,8 +59,7 @@ export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
 
   app.post("/rotate-secret", async (c) => {
     const viewer = viewerOf(c);
-    const overlapValue = await formField(c, "overlap");
-    const overlap = OVERLAP_CHOICES.find((choice) => choice.value === overlapValue);
+    const overlap = await formChoice(c, "overlap", OVERLAP_CHOICES);
     if (!overlap) return webhooksPage(c, { problem: "Choose an overlap from the list." }, 400);
     const secret = await admin.rotateWebhookSecret(viewer.accountId, overlap.ms);
     services.logger.info({ accountId: viewer.accountId }, "dashboard rotated the webhook signing secret");
