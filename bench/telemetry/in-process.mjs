@@ -1,0 +1,107 @@
+// What metrics cost a request, measured where a shared machine's noise reaches least: two hosts
+// of the built server in this one process (SQLite on disk, fixture renders, logs silenced), one
+// with GENVIDEO_METRICS_PORT set and one without, their apps called in a loop, in short rounds
+// that alternate which goes first; medians of the per-round ratios. Both hosts share the CPU this
+// process gets, so a busy spell slows both alike. The in-process figure for `run.mjs`'s metrics
+// target; traces are process-wide in OpenTelemetry, so they are measured by `run.mjs` only.
+//
+//   node bench/telemetry/in-process.mjs [requests per round] [rounds]
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, loadConfig, startNodeHost } from "../../apps/server/dist/index.js";
+import { median } from "../server/closed-loop.mjs";
+import { API_KEY, auth, createBody } from "../server/processes.mjs";
+
+const REQUESTS = Number(process.argv[2] ?? 2000);
+const ROUNDS = Number(process.argv[3] ?? 15);
+
+async function startHost(name, extra) {
+  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-telemetry-${name}-`));
+  const config = loadConfig({
+    PORT: "0",
+    GENVIDEO_DATA_DIR: dataDir,
+    GENVIDEO_RATE_LIMITS: "off",
+    GENVIDEO_RENDERER: "fixture",
+    GENVIDEO_TIME_SCALE: "600",
+    ...extra,
+  });
+  const host = await startNodeHost(config, createLogger("silent"));
+  await host.engine.admin.bootstrap({ apiKey: API_KEY });
+  const [account] = await host.engine.admin.listAccounts();
+  await host.engine.admin.creditAccount(account.id, 100_000_000);
+  const post = () =>
+    host.engine.app.fetch(
+      new Request("http://127.0.0.1/api/gen/generate", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: createBody,
+      }),
+    );
+  const ids = [];
+  for (let index = 0; index < 200; index++) ids.push((await (await post()).json()).task_id);
+  let next = 0;
+  const get = () =>
+    host.engine.app.fetch(
+      new Request(`http://127.0.0.1/api/gen/status/${ids[next++ % ids.length]}`, { headers: auth }),
+    );
+  return {
+    name,
+    host,
+    loads: { reads: get, creates: post },
+    async stop() {
+      await host.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Microseconds per request, `REQUESTS` of them, 8 at a time. */
+async function time(send) {
+  const started = performance.now();
+  let left = REQUESTS;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (left-- > 0) {
+        const response = await send();
+        if (response.status !== 200) throw new Error(`status ${response.status}: ${await response.text()}`);
+        await response.arrayBuffer();
+      }
+    }),
+  );
+  return ((performance.now() - started) * 1000) / REQUESTS;
+}
+
+const off = await startHost("off", {});
+const metrics = await startHost("metrics", { GENVIDEO_METRICS_PORT: "0" });
+try {
+  if (!metrics.host.metricsUrl || off.host.metricsUrl)
+    throw new Error("the variants are not what they claim");
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const ratios = { reads: [], creates: [] };
+  const micros = { off: { reads: [], creates: [] }, metrics: { reads: [], creates: [] } };
+  for (const kind of ["reads", "creates"]) {
+    // Warm-up: JIT, caches, both hosts.
+    await time(off.loads[kind]);
+    await time(metrics.loads[kind]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [off, metrics] : [metrics, off];
+      const result = {};
+      for (const variant of order) result[variant.name] = await time(variant.loads[kind]);
+      // Scraped between rounds, as Prometheus would now and then.
+      await fetch(metrics.host.metricsUrl).then((response) => response.text());
+      micros.off[kind].push(result.off);
+      micros.metrics[kind].push(result.metrics);
+      ratios[kind].push(result.metrics / result.off);
+    }
+  }
+  for (const kind of ["reads", "creates"]) {
+    const cost = (median(ratios[kind]) - 1) * 100;
+    console.log(
+      `in process, ${kind}: ${median(micros.off[kind]).toFixed(1)} µs off, ${median(micros.metrics[kind]).toFixed(1)} µs with metrics: ${cost >= 0 ? "+" : ""}${cost.toFixed(1)}% (median of ${ROUNDS} rounds of ${REQUESTS})`,
+    );
+  }
+} finally {
+  await off.stop();
+  await metrics.stop();
+}
