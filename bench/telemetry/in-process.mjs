@@ -6,54 +6,15 @@
 // target; traces are process-wide in OpenTelemetry, so they are measured by `run.mjs` only.
 //
 //   node bench/telemetry/in-process.mjs [requests per round] [rounds]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createLogger, loadConfig, startNodeHost } from "../../apps/server/dist/index.js";
 import { median } from "../server/closed-loop.mjs";
-import { API_KEY, auth, createBody } from "../server/processes.mjs";
+import { startInProcessHost } from "../server/in-process-host.mjs";
 
 const REQUESTS = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 15);
 
-async function startHost(name, extra) {
-  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-telemetry-${name}-`));
-  const config = loadConfig({
-    PORT: "0",
-    GENVIDEO_DATA_DIR: dataDir,
-    GENVIDEO_RATE_LIMITS: "off",
-    GENVIDEO_RENDERER: "fixture",
-    GENVIDEO_TIME_SCALE: "600",
-    ...extra,
-  });
-  const host = await startNodeHost(config, createLogger("silent"));
-  await host.engine.admin.bootstrap({ apiKey: API_KEY });
-  const [account] = await host.engine.admin.listAccounts();
-  await host.engine.admin.creditAccount(account.id, 100_000_000);
-  const post = () =>
-    host.engine.app.fetch(
-      new Request("http://127.0.0.1/api/gen/generate", {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: createBody,
-      }),
-    );
-  const ids = [];
-  for (let index = 0; index < 200; index++) ids.push((await (await post()).json()).task_id);
-  let next = 0;
-  const get = () =>
-    host.engine.app.fetch(
-      new Request(`http://127.0.0.1/api/gen/status/${ids[next++ % ids.length]}`, { headers: auth }),
-    );
-  return {
-    name,
-    host,
-    loads: { reads: get, creates: post },
-    async stop() {
-      await host.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+async function startHost(name, env) {
+  const { host, get, post, stop } = await startInProcessHost(env);
+  return { name, host, loads: { reads: get, creates: post }, stop };
 }
 
 /** Microseconds per request, `REQUESTS` of them, 8 at a time. */
