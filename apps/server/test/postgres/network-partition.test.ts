@@ -32,12 +32,14 @@ import {
   startServer,
   temporaryDataDir,
 } from "../support/server-process.js";
-import { startSlowReceiver } from "../support/slow-receiver.js";
+import { type SlowArrival, startSlowReceiver } from "../support/slow-receiver.js";
 import { installWriteAudit, terminalTransitions } from "../support/write-audit.js";
 
 const LEASE_MS = 2_000;
 /** How long the receiver takes to answer: longer than a lease, so a sender's 8 connections stay busy. */
 const ANSWER_AFTER_MS = 2_000;
+/** How late after its claim passed on a request may be noted as arriving (see the check). */
+const SLACK_MS = 250;
 /** What /readyz may take to say "not ready" when the database does not answer. */
 const READINESS_BOUND_MS = 2_000;
 /** "About one lease": from the healing to the cut-off worker's first delivery. */
@@ -165,11 +167,13 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         }
       })();
 
+      const phases: { what: string; at: number }[] = [];
       const readiness: { cut: string; status: number | string; ms: number }[] = [];
       const recovery: { cut: string; ms: number | null }[] = [];
       const cutAndHeal = async (cut: string, links: ("database" | "receiver")[]) => {
         partition.cut(...links);
         const cutAt = Date.now();
+        phases.push({ what: `cut ${cut}`, at: cutAt });
         // Once the worker's leases have run out, its readiness must say so at once; liveness always.
         await sleep(LEASE_MS);
         const ready = await timed(() => cutOff.fetch("/readyz", { signal: AbortSignal.timeout(8_000) }));
@@ -179,6 +183,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         await sleep(Math.max(0, cutAt + 2 * LEASE_MS - Date.now()));
         partition.heal(...links);
         const healedAt = Date.now();
+        phases.push({ what: `healed ${cut}`, at: healedAt });
         const deadline = healedAt + 20_000;
         while (
           Date.now() < deadline &&
@@ -211,7 +216,21 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         expect(server.child.exitCode, server.output().slice(-3000)).toBeNull();
 
       // No request left a worker without its claim on the event.
-      const unclaimed = receiver.arrived.filter((request) => request.holder !== senderOf.get(request.from));
+      // A request written in the last moments of its claim may arrive after the claim passed on (what
+      // docs/operating.md says remains possible), and this process notes arrivals late on a busy
+      // machine: one counts as sent without the claim when it arrived more than SLACK_MS after.
+      const unclaimed: (SlowArrival & { sender: string | undefined; afterMs: number | null })[] = [];
+      for (const request of receiver.arrived) {
+        const sender = senderOf.get(request.from);
+        if (request.holder === sender) continue;
+        const passedOn = await db.query<{ at: Date }>(
+          `select at from genvideo_audit where table_name = 'webhook_events' and row_id = $1
+              and lease_before = $2 and lease_after is distinct from $2 and at <= $3 order by at desc limit 1`,
+          [request.webhookId, sender, new Date(request.checkedAt)],
+        );
+        const afterMs = passedOn.rows[0] ? request.at - passedOn.rows[0].at.getTime() : null;
+        if (afterMs === null || afterMs > SLACK_MS) unclaimed.push({ ...request, sender, afterMs });
+      }
       expect.soft(unclaimed, "requests sent without the claim").toEqual([]);
       // The cut-off worker did deliver before the cut and after each healing (not vacuous).
       expect(
@@ -230,7 +249,15 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
           .soft(back.ms ?? Infinity, `${back.cut}: first delivery after healing`)
           .toBeLessThanOrEqual(RECOVERY_BOUND_MS);
       }
-      console.info("partition test:", JSON.stringify({ readiness, recovery, unclaimed: unclaimed.length }));
+      console.info(
+        "partition test:",
+        JSON.stringify({
+          readiness,
+          recovery,
+          phases,
+          unclaimed,
+        }),
+      );
 
       // Every task ended once, as its scenario says.
       const stored = await db.query<{ id: string; state: string; failure_code: string | null }>(

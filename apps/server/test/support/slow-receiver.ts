@@ -15,8 +15,9 @@ export interface SlowArrival {
   from: string;
   /** `Date.now()` when the request's headers and body had arrived. */
   at: number;
-  /** Who held the event's claim when it arrived (`holderOf`). */
+  /** Who held the event's claim when it arrived (`holderOf`), and `Date.now()` once that was known. */
   holder: string | null;
+  checkedAt: number;
 }
 
 export interface SlowReceiver {
@@ -45,9 +46,11 @@ export async function startSlowReceiver(options: {
         from: request.from,
         at,
         holder: null,
+        checkedAt: at,
       };
       arrived.push(arrival);
       arrival.holder = await options.holderOf(webhookId);
+      arrival.checkedAt = Date.now();
       const timer = setTimeout(
         () => {
           timers.delete(timer);
