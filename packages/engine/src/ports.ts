@@ -356,6 +356,13 @@ export interface WebhookDelivery {
   body: string;
   /** The creating request's trace (`WebhookEventRecord.traceParent`), for the attempt's span. */
   traceParent?: string | null;
+  /**
+   * Asked at the moment the request would be written, after any wait for a
+   * connection: false once the claim the attempt is sent under has run out,
+   * and then nothing is written. A timer lags on a busy or just-woken process;
+   * this reads the clock.
+   */
+  mayWrite?: () => boolean;
 }
 
 /**

@@ -129,6 +129,22 @@ describe("webhook sender on loopback receivers (development flag on)", () => {
     expect(target.connections).toBe(1);
   });
 
+  it("writes nothing once mayWrite says no, after waiting for a connection (a claim that ran out)", async () => {
+    const answers: (() => void)[] = [];
+    const target = await receiver((_request, response) => answers.push(() => response.writeHead(204).end()));
+    const oneConnection = sender({ maxConnectionsPerOrigin: 1 });
+    const first = oneConnection.send(delivery(`${target.origin}/`), never);
+    let held = true;
+    const second = oneConnection.send({ ...delivery(`${target.origin}/`), mayWrite: () => held }, never);
+    await expect.poll(() => target.requests.length).toBe(1);
+    // The claim runs out while the second waits for the origin's only connection.
+    held = false;
+    answers.shift()!();
+    expect(await first).toMatchObject({ ok: true, statusCode: 204 });
+    expect(await second).toMatchObject({ ok: false, statusCode: null });
+    expect(target.requests).toHaveLength(1);
+  });
+
   it.each([301, 302, 303, 307, 308])("does not follow a %i redirect", async (status) => {
     const elsewhere = await receiver(answering(200));
     const target = await receiver(answering(status, "", { location: `${elsewhere.origin}/stolen` }));

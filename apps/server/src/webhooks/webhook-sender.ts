@@ -20,7 +20,7 @@ import {
   WEBHOOK_CONNECT_TIMEOUT_MS,
   WEBHOOK_RESPONSE_MAX_BYTES,
 } from "@genvideo/schema";
-import { Agent } from "undici";
+import { Agent, DecoratorHandler, type Dispatcher } from "undici";
 import { type AttemptSlots, createAttemptSlots } from "./attempt-slots.js";
 import { parseCallbackUrl } from "./callback-url.js";
 import { deliveryFailureKind, describeDeliveryError } from "./delivery-error.js";
@@ -114,7 +114,7 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error("attempt deadline")), attemptTimeoutMs);
     try {
-      const response = await agent.request({
+      const response = await gated(agent, delivery.mayWrite).request({
         origin: target.url.origin,
         path: `${target.url.pathname}${target.url.search}`,
         method: "POST",
@@ -209,4 +209,37 @@ export function excerptText(bytes: Uint8Array): string | undefined {
 function withUserAgent(headers: Record<string, string>): Record<string, string> {
   const hasUserAgent = Object.keys(headers).some((name) => name.toLowerCase() === "user-agent");
   return hasUserAgent ? headers : { ...headers, "user-agent": userAgent };
+}
+
+/**
+ * `agent`, with each request aborted at the moment it would be written when
+ * `mayWrite` says no: the last check before anything leaves, after the wait
+ * for one of the origin's connections (the abort of the attempt's signal
+ * covers every wait; a timer can fire late, this reads the clock).
+ */
+function gated(agent: Agent, mayWrite: (() => boolean) | undefined): Dispatcher {
+  if (!mayWrite) return agent;
+  return agent.compose(
+    (dispatch) => (options, handler) => dispatch(options, new WriteGate(handler, mayWrite)),
+  );
+}
+
+/** Delegates everything to the request's own handler, except a start that may not write. */
+class WriteGate extends DecoratorHandler {
+  readonly #handler: Dispatcher.DispatchHandler;
+  readonly #mayWrite: () => boolean;
+
+  constructor(handler: Dispatcher.DispatchHandler, mayWrite: () => boolean) {
+    super(handler);
+    this.#handler = handler;
+    this.#mayWrite = mayWrite;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    if (!this.#mayWrite()) {
+      controller.abort(new Error("not written: the claim ran out"));
+      return;
+    }
+    this.#handler.onRequestStart?.(controller, context);
+  }
 }

@@ -244,7 +244,12 @@ export class WebhookDispatcher {
       try {
         // The claim's end aborts the attempt wherever it waits (a connection, DNS, connect, TLS, the
         // write, the answer): a request must not go out once another worker may hold the event.
-        const request = { url: event.url, headers: { ...headers }, body: event.payload };
+        const request = {
+          url: event.url,
+          headers: { ...headers },
+          body: event.payload,
+          mayWrite: () => !delivery.lease.check(),
+        };
         outcome = await sender.send(
           event.traceParent ? { ...request, traceParent: event.traceParent } : request,
           AbortSignal.any([signal, delivery.lease.signal]),
