@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres-store.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
-import { countingEngine } from "../support/statement-counts.js";
+import { countingEngine, withTelemetry } from "../support/statement-counts.js";
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
 const query = pg.Client.prototype.query;
@@ -69,6 +69,23 @@ describePostgres("PostgreSQL round trips per request", () => {
       expect(refused).toMatchObject({ status: 402, transactions: 0 });
       expect(refused.statements).toHaveLength(3);
       expect(await store.transaction((tx) => tx.countTasks(account!.id))).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("counts the same with the server's metrics and tracing around the engine", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      const telemetry = withTelemetry(store);
+      const { count } = await countingEngine(telemetry.store, recorded, telemetry.observer);
+      const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+      const taskId = (created.body as { task_id: string }).task_id;
+      expect([created.statements.length, created.transactions]).toEqual([2, 0]);
+      const status = await count("GET", `/api/gen/status/${taskId}`);
+      expect([status.statements.length, status.transactions]).toEqual([1, 0]);
+      const account = await count("GET", "/api/gen/account");
+      expect([account.statements.length, account.transactions]).toEqual([2, 0]);
     } finally {
       await store.close();
     }
