@@ -9,11 +9,13 @@
  * through (an orchestrator's path, never cut).
  *
  * Checked: no webhook request leaves a worker without its claim (the receiver
- * asks the database who holds the event as each request arrives); every task
- * ends once, as its scenario says; the ledger balances; one webhook-id per
- * task; the cut-off worker's /readyz says "not ready" within two seconds
- * during each cut; it delivers again within about a lease of the healing,
- * without a restart.
+ * asks the database who holds the event as each request arrives, and an
+ * audit of the event's writes says when the claim passed on); every task ends
+ * once, as its scenario says; the ledger balances; one webhook-id per task;
+ * the cut-off worker's /readyz says "not ready" within two seconds during
+ * each cut (by its own request log), /healthz stays up; it delivers again
+ * within two leases of each healing (its pool is back within about one, then
+ * a task is claimed and ended and its webhook sent), without a restart.
  *
  * Time: leases of 2 real seconds, service time at 20x (a [[delay:80s]] task
  * generates for 4 s, the deadline is 30 s away).
