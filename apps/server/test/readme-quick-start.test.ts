@@ -38,8 +38,8 @@ const terminalEnv: Record<string, string> = Object.fromEntries(
 terminalEnv.XDG_CONFIG_HOME = freshConfig;
 
 /** The shell blocks of the README's "Quick start" section, in order. */
-function quickStartBlocks(): string[][] {
-  const readme = readFileSync(join(clone, "README.md"), "utf8");
+function quickStartBlocks(checkout = clone): string[][] {
+  const readme = readFileSync(join(checkout, "README.md"), "utf8");
   const section = readme.slice(
     readme.indexOf("## Quick start"),
     readme.indexOf("\n## ", readme.indexOf("## Quick start") + 3),
@@ -104,6 +104,12 @@ afterAll(async () => {
 });
 
 describe("the README's quick start on a fresh clone", () => {
+  // Not run from here (it is the suite this test belongs to): its last block is the command CI runs.
+  it("ends with the test command that CI runs", () => {
+    expect(quickStartBlocks(root).at(-1)).toEqual(["pnpm test"]);
+    expect(readFileSync(join(root, ".ci/run"), "utf8")).toMatch(/^run_step "pnpm test" pnpm test$/m);
+  });
+
   it("reaches a completed task with a playable video, with the commands as written", {
     timeout: 600_000,
   }, async () => {
