@@ -14,10 +14,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { freeLoopbackPort } from "../src/testing/loopback.js";
 import { probeVideo } from "./support/decode-video.js";
 import { download, isMp4 } from "./support/downloads.js";
 import { removeDataDir, temporaryDataDir } from "./support/server-process.js";
@@ -50,16 +50,6 @@ function quickStartBlocks(checkout = clone): string[][] {
       .trim()
       .split("\n"),
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.once("error", reject);
-  });
 }
 
 /** Runs one command line in bash in the clone; resolves with its output, rejects on a non-zero exit. */
@@ -124,7 +114,7 @@ describe("the README's quick start on a fresh clone", () => {
     ]);
     await sh(serverTerminal![0]!);
 
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const baseUrl = `http://127.0.0.1:${port}`;
     server = spawn("bash", ["-c", serverTerminal![1]!], {
       cwd: clone,
