@@ -82,12 +82,23 @@ function sessionMembers(sessionId: number): number[] {
   return members;
 }
 
+/** Signals every process of the session; one that ended since it was listed is already where we want it. */
+function signalSession(sessionId: number, signal: NodeJS.Signals): void {
+  for (const pid of sessionMembers(sessionId)) {
+    try {
+      process.kill(pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}
+
 afterAll(async () => {
   if (server?.pid !== undefined) {
-    for (const pid of sessionMembers(server.pid)) process.kill(pid, "SIGTERM");
+    signalSession(server.pid, "SIGTERM");
     for (let waited = 0; sessionMembers(server.pid).length > 0 && waited < 100; waited++)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const pid of sessionMembers(server.pid)) process.kill(pid, "SIGKILL");
+    signalSession(server.pid, "SIGKILL");
   }
   removeDataDir(clone);
   removeDataDir(freshConfig);

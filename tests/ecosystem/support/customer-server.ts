@@ -28,7 +28,12 @@ export function startCustomerServer(
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      process.kill(-child.pid, "SIGTERM");
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch (error) {
+        // The group ended between the check and the signal.
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
     }
     await exited;
   };
