@@ -7,7 +7,9 @@
 // server back to back, and the ratio reported is the median of the rounds.
 //
 // `node bench/server/seeded-status.mjs` runs the last part alone (100 000
-// tasks: idle CPU, maximum, p99 at half of it).
+// tasks: idle CPU, maximum, p99 at half of it); `BENCH_PARTS=api` runs the
+// first two alone (status reads and creates against the baseline), for
+// before/after runs that alternate builds.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +37,8 @@ import {
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** `api` (status reads and creates against the baseline), `seeded` (100 000 tasks), or both (default). */
+const PARTS = (process.env.BENCH_PARTS ?? "api,seeded").split(",");
 
 async function json(url, init) {
   const response = await fetch(url, init);
@@ -62,13 +66,13 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "genvideo-bench-"));
   const dbPath = join(dataDir, "genvideo.db");
   const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
-  let server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+  const server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
   try {
     console.error(
       `genvideo server bench: ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
     );
     const baselineUrl = await baseline.url;
-    let url = await server.url;
+    const url = await server.url;
     const taskIds = await seedStatusTargets({
       url,
       serverCli,
@@ -79,7 +83,7 @@ async function main() {
     const { account_id: accountId } = await json(`${url}/api/gen/account`, { headers: auth });
     await settled(dbPath);
 
-    const runs = { baseGet: [], status: [], basePost: [], creates: [], baseGetSeeded: [], statusSeeded: [] };
+    const runs = { baseGet: [], status: [], basePost: [], creates: [] };
     const statusPaths = taskIds.map((id) => `/api/gen/status/${id}`);
     await warmUp({ url: `${baselineUrl}${statusPaths[0]}` });
     await warmUp({ url, requests: cyclingRequests(statusPaths, auth) });
@@ -120,16 +124,43 @@ async function main() {
     }
     await server.stop();
 
-    console.error(`  seeding ${SEEDED_TASKS} tasks…`);
-    const seeded = seedTasks(dbPath, accountId, SEEDED_TASKS);
-    server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
-    url = await server.url;
+    const seeded = PARTS.includes("seeded")
+      ? await seededPart({ dataDir, dbPath, accountId, baselineUrl, baselinePath: statusPaths[0] })
+      : undefined;
+    report(
+      [
+        summarise("baseline GET (bare Hono JSON)", runs.baseGet),
+        summarise("baseline POST (bare Hono JSON)", runs.basePost),
+        summarise("server GET /api/gen/status/:id", runs.status, runs.baseGet),
+        summarise("server POST /api/gen/generate", runs.creates, runs.basePost),
+        ...(seeded ? [seeded.summary] : []),
+      ],
+      seeded,
+    );
+  } finally {
+    await Promise.all([server.stop(), baseline.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Status reads with 100 000 tasks stored, after the API part: the same data
+ * directory, seeded, and a fresh server whose caches hold nothing yet.
+ */
+async function seededPart({ dataDir, dbPath, accountId, baselineUrl, baselinePath }) {
+  console.error(`  seeding ${SEEDED_TASKS} tasks…`);
+  const seeded = seedTasks(dbPath, accountId, SEEDED_TASKS);
+  const server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+  try {
+    const url = await server.url;
     const sample = seededSample(seeded);
     const idleCpu = await idleCpuPerSecond(server.pid);
     await warmUp({ url, requests: cyclingRequests(sample, auth) });
+    const baseGet = [];
+    const status = [];
     for (let round = 0; round < ROUNDS; round++) {
-      runs.baseGetSeeded.push(await load("baseline GET", { url: `${baselineUrl}${statusPaths[0]}` }));
-      runs.statusSeeded.push(
+      baseGet.push(await load("baseline GET", { url: `${baselineUrl}${baselinePath}` }));
+      status.push(
         await load(`server status reads, ${SEEDED_TASKS} tasks`, {
           url,
           requests: cyclingRequests(sample, auth),
@@ -139,30 +170,17 @@ async function main() {
     // Latency where it is not queueing: an open loop at half the measured maximum.
     const halfLoad = await statusAtHalfLoad({ url, paths: sample, pid: server.pid });
     const control = halfLoad && (await controlAtSameRate({ baselineUrl, halfLoad }));
-    const halfLoadReport = halfLoadLines({
+    return {
+      summary: summarise(`server status, ${SEEDED_TASKS} tasks stored`, status, baseGet),
       halfLoad,
-      idleCpu,
-      load1: loadavg()[0],
-      control,
-    });
-    report(
-      [
-        summarise("baseline GET (bare Hono JSON)", runs.baseGet),
-        summarise("baseline POST (bare Hono JSON)", runs.basePost),
-        summarise("server GET /api/gen/status/:id", runs.status, runs.baseGet),
-        summarise("server POST /api/gen/generate", runs.creates, runs.basePost),
-        summarise(`server status, ${SEEDED_TASKS} tasks stored`, runs.statusSeeded, runs.baseGetSeeded),
-      ],
-      halfLoad,
-      halfLoadReport,
-    );
+      lines: halfLoadLines({ halfLoad, idleCpu, load1: loadavg()[0], control }),
+    };
   } finally {
-    await Promise.all([server.stop(), baseline.stop()]);
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
-function report(results, halfLoad, halfLoadReport) {
+function report(results, seeded) {
   const [, , status, creates, statusSeeded] = results;
   const table = [
     ["scenario", "req/s", "p50 ms", "p99 ms", "vs baseline"],
@@ -183,15 +201,17 @@ function report(results, halfLoad, halfLoadReport) {
   console.log("");
   console.log(`status reads vs baseline GET:  ${verdict(status.ratio, 0.5)}`);
   console.log(`creates vs baseline POST:      ${verdict(creates.ratio, 0.25)}`);
-  console.log(`status p99 with ${SEEDED_TASKS} tasks: ${statusSeeded.p99} ms (${status.p99} ms with 200)`);
-  for (const line of halfLoadReport) console.log(line);
+  if (seeded) {
+    console.log(`status p99 with ${SEEDED_TASKS} tasks: ${statusSeeded.p99} ms (${status.p99} ms with 200)`);
+    for (const line of seeded.lines) console.log(line);
+  }
   for (const row of results.filter((r) => r.non2xx > 0 || r.errors > 0)) {
     console.log(`warning: ${row.name}: ${row.non2xx} non-2xx, ${row.errors} errors`);
   }
   mkdirSync(join(here, "../results"), { recursive: true });
   writeFileSync(
     join(here, "../results/server.json"),
-    `${JSON.stringify({ date: new Date().toISOString(), results, halfLoad }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), results, halfLoad: seeded?.halfLoad }, null, 2)}\n`,
   );
 }
 
