@@ -14,19 +14,24 @@ type KnipReport = {
   }[];
 };
 
+/** The fixture's package.json: one entry, src/index.ts, and the dependencies given. */
+function packageJson(dependencies: Record<string, Record<string, string>>): string {
+  return JSON.stringify({
+    name: "fixture",
+    private: true,
+    type: "module",
+    exports: { ".": "./src/index.ts" },
+    ...dependencies,
+  });
+}
+
 describe("default run", () => {
   let tree: { root: string; remove: () => void };
   let result: { code: number; stdout: string; stderr: string };
 
   beforeAll(async () => {
     tree = fixtureTree({
-      "package.json": JSON.stringify({
-        name: "fixture",
-        private: true,
-        type: "module",
-        exports: { ".": "./src/index.ts" },
-        dependencies: { "left-pad": "^1.3.0" },
-      }),
+      "package.json": packageJson({ dependencies: { "left-pad": "^1.3.0" } }),
       "src/index.ts": 'export { used } from "./helpers.js";\n',
       "src/helpers.ts": "export const used = 1;\nexport const forgotten = 2;\n",
       "src/orphan.ts": "export const orphan = 3;\n",
@@ -53,13 +58,7 @@ describe("production run", () => {
 
   beforeAll(() => {
     tree = fixtureTree({
-      "package.json": JSON.stringify({
-        name: "fixture",
-        private: true,
-        type: "module",
-        exports: { ".": "./src/index.ts" },
-        devDependencies: { vitest: "^5.1.0" },
-      }),
+      "package.json": packageJson({ devDependencies: { vitest: "^5.1.0" } }),
       "knip.json": JSON.stringify({ project: ["src/**/*.ts!", "test/**/*.ts"] }),
       "src/index.ts": 'export { shipped } from "./helpers.js";\n',
       "src/helpers.ts": "export const shipped = 1;\nexport const testedOnly = 2;\n",
