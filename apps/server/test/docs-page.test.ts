@@ -81,6 +81,8 @@ describe("/docs in Chromium", { timeout: 60_000 }, () => {
       const origin = new URL(server.url).origin;
       expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
       expect(pageErrors).toEqual([]);
+      // The tab's icon comes with the page, so the browser asks no /favicon.ico of a server that has none.
+      expect(await page.locator('link[rel="icon"]').getAttribute("href")).toMatch(/^data:image\/svg\+xml,/);
       // Refused and harmless: a few un-nonced styles (toasts, style attributes) and zod's probe for
       // eval (it falls back to no JIT). Nothing that loads from elsewhere, no other script.
       for (const violation of cspViolations)

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Context, Hono } from "hono";
+import { DASHBOARD_FAVICON } from "../dashboard/assets.js";
 import { type DocsAsset, loadDocsAssets } from "./docs-renderer.js";
 
 /**
@@ -26,6 +27,9 @@ function docsContentSecurityPolicy(nonce: string): string {
   ].join("; ");
 }
 
+/** The dashboard's icon, inline (the policy allows data: images): no /favicon.ico request to answer 404. */
+const FAVICON_URI = `data:image/svg+xml,${encodeURIComponent(DASHBOARD_FAVICON)}`;
+
 function page(title: string, nonce: string, scripts: string[]): string {
   return `<!doctype html>
 <html lang="en">
@@ -34,6 +38,7 @@ function page(title: string, nonce: string, scripts: string[]): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta property="csp-nonce" content="${nonce}">
 <title>${title}</title>
+<link rel="icon" href="${FAVICON_URI}" type="image/svg+xml">
 </head>
 <body>
 <div id="reference"></div>
