@@ -117,6 +117,8 @@ describe("/docs in Chromium", { timeout: 60_000 }, () => {
       // biome-ignore lint/performance/useDomNodeTextContent: what the reader sees, not the hidden samples of other forms.
       const text = () => page.locator("body").innerText();
       await expect.poll(text).toContain('-H "Authorization: Bearer $GENVIDEO_API_KEY"');
+      // Only the document's own samples: none of the renderer's generated clients (Ruby, PHP, ...).
+      expect(await text()).not.toContain("Client Libraries");
       await page.getByText("curl: Text to video", { exact: true }).first().click();
       await page.getByText("@genvideo/sdk: Text to video", { exact: true }).first().click();
       await expect.poll(text).toContain("await client.createTask({");

@@ -41,6 +41,7 @@ const START_SCRIPT = `Scalar.createApiReference("#reference", ${JSON.stringify({
   agent: { disabled: true },
   mcp: { disabled: true },
   hideClientButton: true,
+  hiddenClients: true,
   defaultOpenAllTags: true,
   showDeveloperTools: "never",
   documentDownloadType: "json",
