@@ -25,7 +25,6 @@ describe("package entries", () => {
       "rateLimitedError",
       "serveVideoDownload",
       "serviceUnavailableBody",
-      "signWebhook",
       "systemClock",
       "tinyMp4Bytes",
       "videoFromBytes",

@@ -41,5 +41,4 @@ export {
   videoFromBytes,
 } from "./video/video-download.js";
 export { type UrlCheck, VideoUrlSigner, type VideoUrlSignerOptions } from "./video/video-url-signer.js";
-export { signWebhook, type WebhookSignatureHeaders } from "./webhooks/sign.js";
 export type { WebhookEventWithAttempts } from "./webhooks/webhook-events.js";

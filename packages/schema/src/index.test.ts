@@ -82,7 +82,10 @@ describe("package entries", () => {
       "inspectImageDataUri",
       "isBase64",
       "requestFormOf",
+      "signWebhook",
+      "signedWebhookContent",
       "validateGenerationRequest",
+      "webhookSecretBytes",
     ]);
   });
   it("@genvideo/schema/testing exports small real images", () => {

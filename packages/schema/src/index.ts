@@ -134,3 +134,11 @@ export {
   type WebhookRedeliveryResponse,
   WebhookRedeliveryResponseSchema,
 } from "./webhook-events.js";
+export {
+  type SignedWebhookHeaders,
+  type SignWebhookOptions,
+  signedWebhookContent,
+  signWebhook,
+  type WebhookSecret,
+  webhookSecretBytes,
+} from "./webhook-signature.js";

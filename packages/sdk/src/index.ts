@@ -1,3 +1,10 @@
+// Signing is the service's own rule, so it lives in the schema; customers sign test webhooks with it.
+export {
+  type SignedWebhookHeaders,
+  type SignWebhookOptions,
+  signWebhook,
+  type WebhookSecret,
+} from "@genvideo/schema";
 export {
   type CreateTaskOptions,
   type GenerateOptions,
@@ -37,12 +44,8 @@ export {
   type WebhookVerificationReason,
 } from "./webhook-verification-error.js";
 export {
-  type SignedWebhookHeaders,
-  type SignWebhookOptions,
-  signWebhook,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookBody,
   type WebhookHeaders,
-  type WebhookSecret,
 } from "./webhooks.js";

@@ -1,9 +1,10 @@
 import {
   decodeBase64,
-  encodeBase64,
   isBase64,
+  signedWebhookContent,
   WEBHOOK_HEADERS,
-  WEBHOOK_SECRET_PREFIX,
+  type WebhookSecret,
+  webhookSecretBytes,
 } from "@genvideo/schema";
 import { parseWebhookPayload, type WebhookPayload } from "./responses.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
@@ -29,16 +30,6 @@ export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly
 export type WebhookBody = string | Uint8Array | ArrayBuffer;
 
 /**
- * One signing secret (`whsec_<base64>`), or several while a secret is being rotated.
- *
- * @example
- * ```ts
- * const secrets: WebhookSecret = [process.env.WEBHOOK_SECRET!, process.env.PREVIOUS_WEBHOOK_SECRET!];
- * ```
- */
-export type WebhookSecret = string | readonly string[];
-
-/**
  * Settings of `verifyWebhook`. Times are in milliseconds.
  *
  * @example
@@ -55,68 +46,16 @@ export interface VerifyWebhookOptions {
   expectedTaskId?: string;
 }
 
-/**
- * Settings of `signWebhook`.
- *
- * @example
- * ```ts
- * await signWebhook({ payload: body, secret, id: "msg_1", timestamp: new Date("2026-01-01") });
- * ```
- */
-export interface SignWebhookOptions {
-  /** The body to sign; an object is signed as `JSON.stringify(payload)`, which is then the body to send. */
-  payload: WebhookPayload | string | Uint8Array;
-  /** The secret, `whsec_<base64>`. */
-  secret: string;
-  /** The `webhook-id`. Default: `msg_` and a random UUID. */
-  id?: string;
-  /** Signing time, as a `Date` or milliseconds since the epoch. Default: now. */
-  timestamp?: Date | number;
-}
-
-/**
- * The headers of a signed webhook request, ready for `fetch`.
- *
- * @example
- * ```ts
- * const headers: SignedWebhookHeaders = await signWebhook({ payload: body, secret });
- * await fetch(receiverUrl, { method: "POST", headers, body });
- * ```
- */
-export type SignedWebhookHeaders = {
-  "content-type": "application/json";
-  "webhook-id": string;
-  "webhook-timestamp": string;
-  "webhook-signature": string;
-};
-
 const encoder = new TextEncoder();
 
-function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
-  // An unset environment variable arrives here as `undefined`: say so rather than fail obscurely.
-  if (typeof secret !== "string") throw new TypeError("A webhook secret is required (`whsec_...`).");
-  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX)
-    ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
-    : secret;
-  const bytes = base64Bytes(encoded);
-  // A broken secret is a deployment bug, not a bad webhook: fail loudly rather than answer 400 forever.
-  if (!bytes?.length) throw new TypeError("A webhook secret must be `whsec_` followed by base64.");
-  return bytes;
-}
-
-function hmacKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", secretBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    usage,
-  ]);
-}
-
-/** The bytes Standard Webhooks signs: `id.timestamp.body`, the body untouched. */
-function signedContent(id: string, timestamp: string, body: Uint8Array): Uint8Array<ArrayBuffer> {
-  const prefix = encoder.encode(`${id}.${timestamp}.`);
-  const content = new Uint8Array(prefix.length + body.length);
-  content.set(prefix);
-  content.set(body, prefix.length);
-  return content;
+function verifyKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    "raw",
+    webhookSecretBytes(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["verify"],
+  );
 }
 
 function readHeader(headers: WebhookHeaders, name: string): string | undefined {
@@ -235,7 +174,7 @@ export async function verifyWebhook(
       "pass the raw body: express.raw(), await request.text(), or the Request itself",
     );
   }
-  const content = signedContent(id, timestamp, bytes);
+  const content = signedWebhookContent(id, timestamp, bytes);
   const signatures = signatureHeader
     .split(" ")
     .filter((entry) => entry.startsWith("v1,"))
@@ -243,7 +182,7 @@ export async function verifyWebhook(
     .filter((signature) => signature !== undefined);
   let verified = false;
   for (const secret of secrets) {
-    const key = await hmacKey(secret, "verify");
+    const key = await verifyKey(secret);
     for (const signature of signatures) {
       verified ||= await crypto.subtle.verify("HMAC", key, signature, content);
     }
@@ -273,38 +212,6 @@ export async function verifyWebhook(
     );
   }
   return parsed.value;
-}
-
-/**
- * Signs a webhook the way the service does, for tests of a receiver. Send the returned headers with
- * the payload as the body (`JSON.stringify(payload)` when it is an object).
- *
- * @example
- * ```ts
- * import { signWebhook } from "@genvideo/sdk";
- *
- * const body = JSON.stringify({ success: true, message: "done", task_id: taskId, video_url: url });
- * const headers = await signWebhook({ payload: body, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
- * const response = await app.request("/hooks/genvideo", { method: "POST", headers, body });
- * ```
- */
-export async function signWebhook(options: SignWebhookOptions): Promise<SignedWebhookHeaders> {
-  const { payload, secret, id = `msg_${crypto.randomUUID()}`, timestamp = Date.now() } = options;
-  const body =
-    typeof payload === "string" || payload instanceof Uint8Array ? payload : JSON.stringify(payload);
-  const seconds = String(Math.floor(Number(timestamp) / 1000));
-  const bytes = typeof body === "string" ? encoder.encode(body) : body;
-  const signature = await crypto.subtle.sign(
-    "HMAC",
-    await hmacKey(secret, "sign"),
-    signedContent(id, seconds, bytes),
-  );
-  return {
-    "content-type": "application/json",
-    [WEBHOOK_HEADERS.id]: id,
-    [WEBHOOK_HEADERS.timestamp]: seconds,
-    [WEBHOOK_HEADERS.signature]: `v1,${encodeBase64(new Uint8Array(signature))}`,
-  };
 }
 
 /** Bytes of standard base64, or `undefined` when the text is not base64. */

@@ -4,7 +4,7 @@
  * webhook (the sender applies them), and kept in the delivery log as a test.
  */
 import type { Store, WebhookSender } from "@genvideo/engine";
-import { signWebhook } from "@genvideo/engine";
+import { signWebhook } from "@genvideo/schema";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
 import type { TestEventOutcome } from "./webhooks-pages.js";
@@ -48,12 +48,12 @@ export function createTestEventSender(options: TestEventSenderOptions): TestEven
         video_url: new URL(`/videos/${TEST_EVENT_TASK_ID}.mp4`, options.publicUrl).href,
       });
       const id = `msg_test_${crypto.randomUUID().replaceAll("-", "")}`;
-      const headers = await signWebhook(
+      const headers = await signWebhook({
+        payload: body,
+        secret: await liveSecrets(accountId),
         id,
-        Math.floor(options.wallNow() / 1000),
-        body,
-        await liveSecrets(accountId),
-      );
+        timestamp: options.wallNow(),
+      });
       const startedAt = options.serviceNow();
       const outcome = await options.sender.send(
         { url: url.href, headers: { ...headers }, body },

@@ -5,6 +5,7 @@
  * reading another's task. The browser tests (dashboard-browser.test.ts) cover
  * the pages themselves.
  */
+import { verifyWebhook } from "@genvideo/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTask } from "../support/api.js";
 import {
@@ -26,6 +27,8 @@ import {
 } from "../support/server-process.js";
 
 let server: RunningServer;
+/** A well-formed secret no account has. */
+const TEST_OTHER_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 beforeAll(async () => {
   server = await startServer({ bootstrap: false, env: { ...FAST_SERVICE_ENV } });
@@ -251,9 +254,12 @@ describe("delivery log", () => {
   it("keeps test events in the log with their attempt, marked as test, for their account only, page by page", async () => {
     const receiver = await startReceiver(answering(503, "not today"));
     try {
-      expect(
-        (await runCliInProcess(["accounts", "create", "tester", "--credits", "5"], server.dataDir)).code,
-      ).toBe(0);
+      const created = await runCliInProcess(
+        ["accounts", "create", "tester", "--credits", "5"],
+        server.dataDir,
+      );
+      expect(created.code).toBe(0);
+      const webhookSecret = /^(whsec_\S+)$/m.exec(created.stdout)![1]!;
       const tester = await signedIn("tester");
       const csrf = csrfTokenIn(await (await page("/dashboard/webhooks", tester)).text());
       const url = `${receiver.origin}/hook`;
@@ -264,6 +270,10 @@ describe("delivery log", () => {
       expect(receiver.requests).toHaveLength(1);
       const eventId = receiver.requests[0]!.headers["webhook-id"] as string;
       expect(eventId).toMatch(/^msg_test_[0-9a-f]{32}$/);
+      // Signed under the account's secret as a task's webhook is: the SDK's receiver takes it.
+      const { body, headers } = receiver.requests[0]!;
+      await expect(verifyWebhook(body, headers, webhookSecret)).resolves.toMatchObject({ success: true });
+      await expect(verifyWebhook(body, headers, TEST_OTHER_SECRET)).rejects.toThrow(/No webhook signature/);
 
       // In the log: marked as a test, its attempt with the receiver's answer, a button to send it again.
       const log = await (await page("/dashboard/webhooks", tester)).text();

@@ -4,9 +4,6 @@
  * browsers and workers without a `node:` import.
  */
 
-import { encodeBase64 } from "@genvideo/schema";
-import { BoundedCache } from "./bounded-cache.js";
-
 const encoder = new TextEncoder();
 
 /** The 62 characters of API keys and their checksum, in the usual 0-9A-Za-z order. */
@@ -20,19 +17,6 @@ export async function sha256(text: string): Promise<Uint8Array> {
 /** SHA-256 of a UTF-8 string, as lowercase hex. */
 export async function sha256Hex(text: string): Promise<string> {
   return bytesToHex(await sha256(text));
-}
-
-const hmacKeys = new BoundedCache<CryptoKey>(256);
-
-/** HMAC-SHA256 of `message` under `key`, base64-encoded (the Standard Webhooks signature form). */
-export async function hmacSha256Base64(key: Uint8Array, message: string): Promise<string> {
-  const cryptoKey = await hmacKeys.get(encodeBase64(key), () =>
-    crypto.subtle.importKey("raw", key as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]),
-  );
-  const signature = await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(message));
-  return encodeBase64(new Uint8Array(signature));
 }
 
 /** `length` characters drawn uniformly from the base62 alphabet (rejection sampling: no modulo bias). */

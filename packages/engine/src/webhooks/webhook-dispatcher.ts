@@ -1,3 +1,4 @@
+import { signWebhook } from "@genvideo/schema";
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import { LeaseDeadline } from "../leases/lease-deadline.js";
@@ -5,7 +6,6 @@ import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
 import { TroubleLog } from "../leases/trouble-log.js";
 import type { EngineObserver, WebhookAttemptKind } from "../observer.js";
 import type { Store, WebhookAttemptOutcome, WebhookEventRecord, WebhookSender } from "../ports.js";
-import { signWebhook } from "./sign.js";
 
 /** Real time after which a running attempt counts as stalled (its receiver is slow or dead). */
 const WEBHOOK_STALLED_AFTER_MS = 1_000;
@@ -238,8 +238,12 @@ export class WebhookDispatcher {
     if (live.length === 0) {
       outcome = { ok: false, statusCode: null, error: "the account has no webhook secret", durationMs: 0 };
     } else {
-      const timestamp = Math.floor(wallClock.now() / 1000);
-      const headers = await signWebhook(event.id, timestamp, event.payload, live);
+      const headers = await signWebhook({
+        payload: event.payload,
+        secret: live,
+        id: event.id,
+        timestamp: wallClock.now(),
+      });
       requestHeaders = { ...headers };
       try {
         // The claim's end aborts the attempt wherever it waits (a connection, DNS, connect, TLS, the

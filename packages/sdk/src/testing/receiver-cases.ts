@@ -1,6 +1,5 @@
-import { encodeBase64, TASK_STATUS_MESSAGES, WEBHOOK_HEADERS } from "@genvideo/schema";
+import { encodeBase64, signWebhook, TASK_STATUS_MESSAGES, WEBHOOK_HEADERS } from "@genvideo/schema";
 import type { WebhookPayload } from "../responses.js";
-import { signWebhook } from "../webhooks.js";
 
 /** Where each rule is written down, for the report's links. */
 export const WEBHOOKS_GUIDE = "https://github.com/genvideo/genvideo/blob/main/docs/webhooks.md";
