@@ -6,27 +6,13 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTask, credits, getStatus } from "./support/api.js";
-import {
-  type RunningServer,
-  removeDataDir,
-  runCli,
-  runCliInProcess,
-  startServer,
-} from "./support/server-process.js";
+import { removeDataDir, runCli, runCliInProcess, startServer } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer({
-    env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off", GENVIDEO_TIME_SCALE: "60" },
-  });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
+const server = useServer({
+  env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off", GENVIDEO_TIME_SCALE: "60" },
 });
 
 async function cli(...args: string[]) {

@@ -4,27 +4,13 @@
  */
 
 import { PNG_IMAGE } from "@genvideo/schema/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
-import {
-  type RunningServer,
-  removeDataDir,
-  runCliInProcess,
-  startServer,
-  TEST_API_KEY,
-} from "./support/server-process.js";
+import { runCliInProcess, TEST_API_KEY } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer({
-    env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off", GENVIDEO_TIME_SCALE: "600" },
-  });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
+const server = useServer({
+  env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off", GENVIDEO_TIME_SCALE: "600" },
 });
 
 const REQUIRED = { error: "Unauthorized", message: "Authorization header required" };

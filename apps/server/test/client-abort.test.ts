@@ -5,20 +5,11 @@
  * line, no 5xx.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  eventually,
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  startServer,
-  TEST_API_KEY,
-} from "./support/server-process.js";
+import { expect, it } from "vitest";
+import { eventually, FAST_SERVICE_ENV, TEST_API_KEY } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer({ env: FAST_SERVICE_ENV });
-});
-afterAll(() => server.stop());
+const server = useServer({ env: FAST_SERVICE_ENV });
 
 const HEAD = `POST /api/gen/generate HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\n`;
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../src/testing/browser.js";
-import { type RunningServer, startServer } from "../src/testing/reference-server.js";
+import { useServer } from "./support/use-server.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the test walks an untyped JSON document by path.
 type Json = Record<string, any>;
@@ -17,17 +17,16 @@ type Json = Record<string, any>;
 const screenshotsDir = fileURLToPath(new URL("../../../docs/reference/", import.meta.url));
 const takeScreenshots = process.env.GENVIDEO_DOCS_SCREENSHOTS === "1";
 
-let server: RunningServer;
+const server = useServer();
 let browser: Browser;
 let document: Json;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  browser = await launchChromium();
   document = (await (await server.fetch("/openapi.json")).json()) as Json;
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
 });
 
 interface OpenedDocs {

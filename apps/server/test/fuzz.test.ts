@@ -6,20 +6,12 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { GENERATION_REQUEST_FIELDS } from "@genvideo/schema";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { credits } from "./support/api.js";
-import { type RunningServer, removeDataDir, startServer, TEST_API_KEY } from "./support/server-process.js";
+import { TEST_API_KEY } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off" } });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
-});
+const server = useServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off" } });
 
 /** Mulberry32: tiny, fast, and the same sequence for the same seed. */
 function random(seed: number) {

@@ -5,18 +5,15 @@
  * but its response went to nobody. See `answerHalfClosedConnections`.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { credits } from "./support/api.js";
-import { type RunningServer, startServer, TEST_API_KEY } from "./support/server-process.js";
+import { TEST_API_KEY } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-beforeAll(async () => {
-  // Service time at the wall clock's pace: the credits counted below must be the creates' charges
-  // only. At 600x a task's 10-minute deadline is one real second, which 200 creates on a busy
-  // machine overrun, and each task that times out is refunded before the count.
-  server = await startServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off" } });
-});
-afterAll(() => server.stop());
+// Service time at the wall clock's pace: the credits counted below must be the creates' charges
+// only. At 600x a task's 10-minute deadline is one real second, which 200 creates on a busy
+// machine overrun, and each task that times out is refunded before the count.
+const server = useServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_RATE_LIMITS: "off" } });
 
 /** Sends `request` in one write with the FIN right behind it; resolves with everything read until close. */
 function sendAndHalfClose(request: string): Promise<string> {

@@ -3,20 +3,13 @@
  * outcome counted, the queue read at scrape, and labels that stay bounded
  * however many tasks, accounts and paths go by.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTask, waitForTerminal } from "./support/api.js";
 import { metricsUrlOf, parseSamples, type Sample, sampleValue } from "./support/metrics.js";
 import { answering, startReceiver, type TestReceiver } from "./support/receivers.js";
-import {
-  eventually,
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  TEST_API_KEY,
-} from "./support/server-process.js";
+import { eventually, FAST_SERVICE_ENV, TEST_API_KEY } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
 let receiver: TestReceiver;
 let closedPort: number;
 
@@ -30,16 +23,12 @@ beforeAll(async () => {
   const closed = await startReceiver(answering(200));
   closedPort = closed.port;
   await closed.close();
-  server = await startServer({
-    // Attempts end after a second instead of 30: the hanging receiver's five take five seconds.
-    env: { ...FAST_SERVICE_ENV, GENVIDEO_METRICS_PORT: "0", GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "1000" },
-  });
 });
 
-afterAll(async () => {
-  await server?.stop();
-  if (server) removeDataDir(server.dataDir);
-  await receiver?.close();
+const server = useServer({
+  // Attempts end after a second instead of 30: the hanging receiver's five take five seconds.
+  env: { ...FAST_SERVICE_ENV, GENVIDEO_METRICS_PORT: "0", GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: "1000" },
+  afterStop: () => receiver?.close(),
 });
 
 async function scrape(): Promise<{ text: string; samples: Sample[] }> {

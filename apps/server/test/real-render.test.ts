@@ -6,21 +6,17 @@
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createTask, getStatus, waitForTerminal } from "./support/api.js";
 import { testImages } from "./support/images.js";
-import { eventually, type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
+import { eventually } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  // 30x: generation (60 s) takes 2 real seconds, the deadline 20, room for a slow machine.
-  server = await startServer({
-    env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_WORKERS: "1", GENVIDEO_RATE_LIMITS: "off" },
-  });
+// 30x: generation (60 s) takes 2 real seconds, the deadline 20, room for a slow machine. The test
+// stops the server itself; the stop after it finds it exited and checks that exit.
+const server = useServer({
+  env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_WORKERS: "1", GENVIDEO_RATE_LIMITS: "off" },
 });
-
-afterAll(() => removeDataDir(server.dataDir));
 
 it("queues, processes and completes a task with a real MP4; shutdown hands back the queue", async () => {
   const images = await testImages();

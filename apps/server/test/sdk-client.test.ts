@@ -13,39 +13,29 @@ import {
   verifyWebhook,
   type WebhookPayload,
 } from "@genvideo/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { listenOnLoopback } from "../src/testing/loopback.js";
-import {
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  TEST_API_KEY,
-  TEST_WEBHOOK_SECRET,
-} from "../src/testing/reference-server.js";
+import { TEST_API_KEY, TEST_WEBHOOK_SECRET } from "../src/testing/reference-server.js";
 import { testImages } from "./support/images.js";
+import { useServer } from "./support/use-server.js";
 
 const { red, blue } = await testImages();
-let server: RunningServer;
 let client: GenVideo;
 const wait = { interval: 20, maxInterval: 100, timeout: 30_000 };
 
 describe("against the reference server", { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    // Service time runs 600 times faster, so the 10-minute deadline is 1 s and [[timeout]] resolves quickly.
-    server = await startServer({
-      env: {
-        GENVIDEO_TIME_SCALE: "600",
-        GENVIDEO_RENDERER: "fixture",
-        GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
-        GENVIDEO_RATE_LIMITS: "off",
-      },
-    });
+  // Service time runs 600 times faster, so the 10-minute deadline is 1 s and [[timeout]] resolves quickly.
+  const server = useServer({
+    env: {
+      GENVIDEO_TIME_SCALE: "600",
+      GENVIDEO_RENDERER: "fixture",
+      GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
+      GENVIDEO_RATE_LIMITS: "off",
+    },
+    hookTimeoutMs: 60_000,
+  });
+  beforeAll(() => {
     client = new GenVideo({ apiKey: TEST_API_KEY, baseUrl: server.url });
-  }, 60_000);
-  afterAll(async () => {
-    if (!server) return;
-    await server.stop();
-    removeDataDir(server.dataDir);
   });
 
   it.each([

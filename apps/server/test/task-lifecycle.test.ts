@@ -4,31 +4,25 @@
  * scenario marker, the statuses they end in, refunds, and the webhook.
  */
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTask, credits, getStatus, waitForTerminal } from "./support/api.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  startServer,
   startWebhookReceiver,
   TEST_WEBHOOK_SECRET,
   type WebhookReceiver,
 } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
 let receiver: WebhookReceiver;
+const server = useServer({
+  env: { ...FAST_SERVICE_ENV, GENVIDEO_UNSAFE_WORDS: "forbiddenword" },
+  afterStop: () => receiver?.close(),
+});
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  server = await startServer({ env: { ...FAST_SERVICE_ENV, GENVIDEO_UNSAFE_WORDS: "forbiddenword" } });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  await receiver.close();
-  removeDataDir(server.dataDir);
 });
 
 // Header-only images: valid for the API; the fixture renderer never decodes them.

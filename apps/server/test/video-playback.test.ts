@@ -18,19 +18,18 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { CHROMIUM_PATH, launchChromium } from "../src/testing/browser.js";
 import { createTask, waitForTerminal } from "./support/api.js";
 import { decodeFrame, meanAbsoluteError } from "./support/decode-video.js";
-import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
 /** The renderer's profile and level for 640x360 at 24 fps (High, level 3.0). */
 const H264_HIGH = 'video/mp4; codecs="avc1.64001e"';
 const FPS = 24;
 
-let server: RunningServer;
+const server = useServer({ env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_RATE_LIMITS: "off" } });
 let browser: Browser;
 let page: Page;
 const videos: Record<"landscape" | "portrait", string> = { landscape: "", portrait: "" };
 
 beforeAll(async () => {
-  server = await startServer({ env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_RATE_LIMITS: "off" } });
   const [landscape, portrait] = await Promise.all([
     createTask(server, { prompt: "a paper boat on a pond, seen from above" }),
     createTask(server, { prompt: "a tall waterfall", aspect_ratio: "9:16" }),
@@ -51,8 +50,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  if (server) removeDataDir(server.dataDir);
 });
 
 it("runs a Chromium that can decode H.264 High in MP4", async () => {

@@ -3,32 +3,15 @@
  * receivers (allowed from the CLI), signed with the account's secret from the server's database.
  */
 import { verifyWebhook } from "@genvideo/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
 import { answering, type ReceiverHandler, receiverSet } from "./support/receivers.js";
-import {
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  runCliInProcess,
-  startServer,
-  TEST_WEBHOOK_SECRET,
-} from "./support/server-process.js";
+import { FAST_SERVICE_ENV, runCliInProcess, TEST_WEBHOOK_SECRET } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
-let server: RunningServer;
 const receivers = receiverSet();
 const receiver = receivers.start;
-
-beforeAll(async () => {
-  server = await startServer({ env: FAST_SERVICE_ENV });
-});
-
-afterAll(async () => {
-  await receivers.closeAll();
-  if (!server) return;
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
-});
+const server = useServer({ env: FAST_SERVICE_ENV, afterStop: receivers.closeAll });
 
 /** Verifies with `secret`: 204, or 400 with the reason. */
 function verifying(secret: string): ReceiverHandler {

@@ -8,34 +8,22 @@
  * must not delay anybody else.
  */
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTask, getStatus } from "./support/api.js";
 import { answering, receiverSet, type TestReceiver } from "./support/receivers.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
   runCliInProcess,
-  startServer,
   TEST_WEBHOOK_SECRET,
 } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 import { settledEvent, webhookEvents } from "./support/webhook-events.js";
 
-let server: RunningServer;
 const receivers = receiverSet();
 const receiver = receivers.start;
-
-beforeAll(async () => {
-  server = await startServer({ env: FAST_SERVICE_ENV });
-});
-
-afterAll(async () => {
-  // Attempts to receivers that never answer are still open: a graceful stop aborts and hands them back.
-  expect(await server.stop()).toBe(0);
-  await receivers.closeAll();
-  removeDataDir(server.dataDir);
-});
+// Attempts to receivers that never answer are still open at the end: a graceful stop aborts and hands them back.
+const server = useServer({ env: FAST_SERVICE_ENV, afterStop: receivers.closeAll });
 
 /** Waits until `receiver` has seen `count` requests. */
 function requestsOf(target: TestReceiver, count: number, timeoutMs = 10_000) {

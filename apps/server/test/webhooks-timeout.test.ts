@@ -8,32 +8,22 @@
  * attempts fit in a test.
  */
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_SPACING_MS } from "@genvideo/schema";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
 import { startReceiver, type TestReceiver } from "./support/receivers.js";
-import {
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  startServer,
-} from "./support/server-process.js";
+import { FAST_SERVICE_ENV } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 import { settledEvent, webhookEvents } from "./support/webhook-events.js";
 
 const DEADLINE_MS = 300;
-let server: RunningServer;
 let silent: TestReceiver;
+const server = useServer({
+  env: { ...FAST_SERVICE_ENV, GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: String(DEADLINE_MS) },
+  afterStop: () => silent?.close(),
+});
 
 beforeAll(async () => {
   silent = await startReceiver(() => {});
-  server = await startServer({
-    env: { ...FAST_SERVICE_ENV, GENVIDEO_WEBHOOK_ATTEMPT_TIMEOUT_MS: String(DEADLINE_MS) },
-  });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  await silent.close();
-  removeDataDir(server.dataDir);
 });
 
 it("abandons a receiver that never answers at the deadline, retries, and fails the event after five", async () => {

@@ -6,7 +6,7 @@
  * the pages themselves.
  */
 import { verifyWebhook } from "@genvideo/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTask } from "../support/api.js";
 import {
   csrfTokenIn,
@@ -17,27 +17,12 @@ import {
   sessionCookie,
 } from "../support/dashboard.js";
 import { answering, startReceiver } from "../support/receivers.js";
-import {
-  eventually,
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  runCliInProcess,
-  startServer,
-} from "../support/server-process.js";
+import { eventually, FAST_SERVICE_ENV, runCliInProcess } from "../support/server-process.js";
+import { useServer } from "../support/use-server.js";
 
-let server: RunningServer;
+const server = useServer({ bootstrap: false, env: { ...FAST_SERVICE_ENV } });
 /** A well-formed secret no account has. */
 const TEST_OTHER_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-beforeAll(async () => {
-  server = await startServer({ bootstrap: false, env: { ...FAST_SERVICE_ENV } });
-});
-
-afterAll(async () => {
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
-});
 
 async function freshLink(account = "default"): Promise<string> {
   const result = await runCliInProcess(["dashboard", "link", "--account", account], server.dataDir);

@@ -4,32 +4,23 @@
  * so receivers on the old or the new one verify it (Standard Webhooks).
  */
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createTask } from "../support/api.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
   runCliInProcess,
-  startServer,
   startWebhookReceiver,
   TEST_WEBHOOK_SECRET,
   type WebhookReceiver,
 } from "../support/server-process.js";
+import { useServer } from "../support/use-server.js";
 
-let server: RunningServer;
 let receiver: WebhookReceiver;
+const server = useServer({ env: { ...FAST_SERVICE_ENV }, afterStop: () => receiver?.close() });
 
 beforeAll(async () => {
-  server = await startServer({ env: { ...FAST_SERVICE_ENV } });
   receiver = await startWebhookReceiver();
-});
-
-afterAll(async () => {
-  await receiver.close();
-  expect(await server.stop()).toBe(0);
-  removeDataDir(server.dataDir);
 });
 
 async function rotate(overlap: string): Promise<string> {
