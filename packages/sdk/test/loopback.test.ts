@@ -2,7 +2,6 @@
 // The SDK over real loopback sockets against the stub in stub-server.ts: runtime errors such as
 // undici's ECONNREFUSED come from Node itself here, not from a test double.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -17,7 +16,8 @@ import {
   WaitTimeoutError,
   type WebhookPayload,
 } from "../src/index.js";
-import { apiKey, freePort, type StubServer, startStubServer, webhookSecret } from "./support/stub-server.js";
+import { closeNow, freeLoopbackPort, listenOnLoopback } from "./support/loopback.js";
+import { apiKey, type StubServer, startStubServer, webhookSecret } from "./support/stub-server.js";
 
 let stub: StubServer;
 let client: GenVideo;
@@ -119,8 +119,7 @@ describe("webhooks over loopback", () => {
         response.writeHead(400).end();
       }
     });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    const callback_url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const callback_url = `${await listenOnLoopback(receiver)}/hooks`;
     try {
       const { task_id } = await client.createTask({ prompt: "a fox [[fail:UNSAFE_CONTENT]]", callback_url });
       await expect(delivered).resolves.toEqual({
@@ -137,7 +136,7 @@ describe("webhooks over loopback", () => {
 
 describe("retries over real sockets", () => {
   it("retries a create without a key when the connection was refused, and creates one task", async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const late = new GenVideo({ apiKey, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 5 });
     let server: StubServer | undefined;
     const starting = new Promise<void>((resolve) =>
@@ -164,8 +163,7 @@ describe("retries over real sockets", () => {
       requests += 1;
       request.socket.destroy();
     });
-    await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
-    const baseUrl = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
+    const baseUrl = await listenOnLoopback(dropping);
     const dropped = new GenVideo({ apiKey, baseUrl, maxRetries: 2 });
     try {
       await expect(dropped.createTask({ prompt: "x" }, { idempotencyKey: false })).rejects.toSatisfy(
@@ -190,15 +188,11 @@ describe("bodies over real sockets", () => {
       response.write('{"status":"process');
       if (then === "drop") setTimeout(() => response.socket?.destroy(), 20);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = await listenOnLoopback(server);
     return {
       client: new GenVideo({ apiKey, baseUrl }),
       requests: () => requests,
-      close: () => {
-        server.closeAllConnections();
-        server.close();
-      },
+      close: () => closeNow(server),
     };
   }
 

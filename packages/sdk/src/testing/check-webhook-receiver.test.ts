@@ -1,6 +1,5 @@
 /// <reference types="node" />
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   correctReceiver,
@@ -15,6 +14,7 @@ import {
   TestClock,
   verifiesReserialisedBody,
 } from "../../test/support/classic-receivers.js";
+import { listenOnLoopback } from "../../test/support/loopback.js";
 import {
   checkWebhookReceiver,
   formatWebhookCheckReport,
@@ -219,8 +219,7 @@ describe("a receiver behind a URL", () => {
       outgoing.writeHead(response.status, Object.fromEntries(response.headers));
       outgoing.end(Buffer.from(await response.arrayBuffer()));
     });
-    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-    return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/hooks`, paths };
+    return { url: `${await listenOnLoopback(server)}/hooks`, paths };
   }
 
   it("passes a correct receiver over real HTTP", async () => {

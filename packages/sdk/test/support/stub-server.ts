@@ -4,8 +4,8 @@
 // that advance with each read, and Standard Webhooks signed callbacks.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { signWebhook } from "../../src/index.js";
+import { closeNow, listenOnLoopback } from "./loopback.js";
 
 export const apiKey = "gen_sk_stub_key_for_tests";
 export const webhookSecret = "whsec_c3R1YiBzZXJ2ZXIgd2ViaG9vayBzZWNyZXQ=";
@@ -134,25 +134,5 @@ export async function startStubServer(port = 0): Promise<StubServer> {
     send(response, 404, { error: "Not Found", code: "NOT_FOUND", message: "Unknown route" });
   });
 
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    server,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A free loopback port, found by listening and closing at once. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  return { url: await listenOnLoopback(server, port), server, received, close: () => closeNow(server) };
 }
