@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { listenOnLoopback } from "@genvideo/server/testing";
 import { launchChromium } from "@genvideo/server/testing/browser";
 import { build } from "esbuild";
 import type { Browser } from "playwright-core";
@@ -50,8 +50,7 @@ beforeAll(async () => {
     if (!file) return void response.writeHead(404).end();
     response.writeHead(200, { "content-type": file[0], "cache-control": "no-store" }).end(file[1]);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${await listenOnLoopback(server)}`;
   browser = await launchChromium();
 }, 30_000);
 

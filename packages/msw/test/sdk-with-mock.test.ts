@@ -6,6 +6,7 @@
  * timers. Nothing here asserts a real duration: the test timeout is the bound.
  */
 import { GenVideo, RateLimitError, TaskFailedError, verifyWebhook } from "@genvideo/sdk";
+import { listenOnLoopback } from "@genvideo/server/testing";
 import { HttpResponse, http, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -177,9 +178,7 @@ describe("webhook delivery", () => {
         response.writeHead(204).end();
       });
     });
-    await new Promise<void>((resolve) => receiverServer.listen(0, "127.0.0.1", resolve));
-    const address = receiverServer.address() as { port: number };
-    const callback = `http://127.0.0.1:${address.port}/hooks`;
+    const callback = `http://127.0.0.1:${await listenOnLoopback(receiverServer)}/hooks`;
     const local = createGenVideoMock({
       baseUrl: "https://local.genvideo.test",
       allowInsecureCallbacks: true,
