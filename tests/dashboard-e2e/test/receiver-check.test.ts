@@ -4,14 +4,13 @@
  * follows the callback URL rules of task callbacks: without GENVIDEO_ALLOW_INSECURE_CALLBACKS a
  * private or loopback address is refused before anything is sent.
  */
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { verifyWebhook } from "@genvideo/sdk";
 import { type RunningServer, removeDataDir, startServer } from "@genvideo/server/testing";
 import { launchChromium } from "@genvideo/server/testing/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audit } from "./support.js";
+import { audit, serveOnLoopback } from "./support.js";
 
 interface SignedInServer {
   server: RunningServer;
@@ -27,7 +26,7 @@ let receiver: Awaited<ReturnType<typeof startCheckedReceiver>>;
 async function startCheckedReceiver(secret: () => string) {
   const received: IncomingHttpHeaders[] = [];
   const state = { acceptEverything: false };
-  const server = createServer((request, response) => {
+  const { origin, close } = await serveOnLoopback((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -39,17 +38,7 @@ async function startCheckedReceiver(secret: () => string) {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/genvideo`,
-    received,
-    state,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${origin}/hooks/genvideo`, received, state, close };
 }
 
 /** Starts a server, signs in with the link its first start printed. */

@@ -1,9 +1,9 @@
 /** What the dashboard's browser tests share: accessibility audits, screenshots, a webhook receiver. */
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type RequestListener } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { listenOnLoopback } from "@genvideo/server/testing";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -58,6 +58,22 @@ export interface Received {
   body: string;
 }
 
+/** A loopback HTTP server the dashboard's tests start beside the real one: its origin, and a close that drops open connections. */
+export async function serveOnLoopback(
+  listener: RequestListener,
+): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createServer(listener);
+  const port = await listenOnLoopback(server);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** A webhook receiver on loopback whose answer (status) a test changes as it goes. */
 export async function startReceiver(): Promise<{
   url: string;
@@ -67,7 +83,7 @@ export async function startReceiver(): Promise<{
 }> {
   const received: Received[] = [];
   let status = 200;
-  const server = createServer((request, response) => {
+  const { origin, close } = await serveOnLoopback((request, response) => {
     let body = "";
     request.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
     request.on("end", () => {
@@ -77,18 +93,13 @@ export async function startReceiver(): Promise<{
         .end(status === 200 ? "ok" : "receiver says no");
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `${origin}/hook`,
     received,
     setStatus: (next) => {
       status = next;
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 
@@ -96,18 +107,10 @@ export async function startReceiver(): Promise<{
 export async function startAttackerPage(target: string): Promise<{ url: string; close(): Promise<void> }> {
   const html = `<!doctype html><meta charset="utf-8"><title>attacker</title>
 <form method="post" action="${target}/dashboard/keys"><input name="name" value="stolen"><input name="expires" value="never"><button>Go</button></form>`;
-  const server = createServer((_request, response) =>
+  const { origin, close } = await serveOnLoopback((_request, response) =>
     response.writeHead(200, { "content-type": "text/html" }).end(html),
   );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${origin}/`, close };
 }
 
 /** The id of the key row (on the open keys page) whose prefix the key starts with. */
