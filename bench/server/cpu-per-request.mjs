@@ -4,20 +4,11 @@
 // Linux only.
 //
 //   node bench/server/cpu-per-request.mjs [seconds] [rounds]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { cpuMicros } from "./process-cpu.mjs";
-import {
-  auth,
-  createBody,
-  seedStatusTargets,
-  serverCli,
-  serverEnvironment,
-  startProcess,
-} from "./processes.mjs";
+import { auth, createBody, startProcess, startSeededServer } from "./processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const seconds = Number(process.argv[2] ?? 4);
@@ -37,14 +28,12 @@ async function measure(name, pid, options) {
   };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "genvideo-cpu-"));
-const env = serverEnvironment(dataDir, { logLevel: process.env.GENVIDEO_LOG_LEVEL ?? "info" });
 const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
-const server = startProcess([serverCli, "start"], env);
+let seeded;
 try {
+  seeded = await startSeededServer({ name: "cpu", logLevel: process.env.GENVIDEO_LOG_LEVEL });
+  const { child: server, url, taskIds: ids } = seeded;
   const baselineUrl = await baseline.url;
-  const url = await server.url;
-  const ids = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
   const headers = { ...auth, "content-type": "application/json" };
   await new Promise((resolve) => setTimeout(resolve, 3000));
   let next = 0;
@@ -89,6 +78,6 @@ try {
       `median ${name}: ${median(rows.filter((r) => r.name === name).map((r) => r.perRequest)).toFixed(0)} µs CPU/request`,
     );
 } finally {
-  await Promise.all([server.stop(), baseline.stop()]);
-  rmSync(dataDir, { recursive: true, force: true });
+  await Promise.all([seeded?.child.stop(), baseline.stop()]);
+  seeded?.remove();
 }

@@ -1,5 +1,7 @@
 // Starting and stopping the servers under test as child processes.
 import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
@@ -97,5 +99,32 @@ export async function settled(dbPath) {
     }
   } finally {
     database.close();
+  }
+}
+
+/**
+ * The built server on a fresh data directory, with status targets to read: started with
+ * serverEnvironment's settings (`env` added over them, `nodeArgs(dataDir)` before the CLI),
+ * its account credited and `seedStatusTargets`' tasks created. The caller waits for the
+ * worker to settle them; `remove()` deletes the data directory once the server has stopped.
+ */
+export async function startSeededServer({
+  name = "bench",
+  env: extra = {},
+  logLevel,
+  nodeArgs = () => [],
+} = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-${name}-`));
+  const env = { ...serverEnvironment(dataDir, { logLevel }), ...extra };
+  const child = startProcess([...nodeArgs(dataDir), serverCli, "start"], env);
+  const remove = () => rmSync(dataDir, { recursive: true, force: true });
+  try {
+    const url = await child.url;
+    const taskIds = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
+    return { child, url, env, dataDir, dbPath: join(dataDir, "genvideo.db"), taskIds, remove };
+  } catch (error) {
+    await child.stop();
+    remove();
+    throw error;
   }
 }

@@ -10,21 +10,13 @@
 // tasks: idle CPU, maximum, p99 at half of it); `BENCH_PARTS=api` runs the
 // first two alone (status reads and creates against the baseline), for
 // before/after runs that alternate builds.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { textTable } from "../text-table.mjs";
 import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "./closed-loop.mjs";
-import {
-  auth,
-  createBody,
-  seedStatusTargets,
-  serverCli,
-  serverEnvironment,
-  settled,
-  startProcess,
-} from "./processes.mjs";
+import { auth, createBody, serverCli, settled, startProcess, startSeededServer } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 import {
   controlAtSameRate,
@@ -63,23 +55,15 @@ function summarise(name, rows, baselines) {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), "genvideo-bench-"));
-  const dbPath = join(dataDir, "genvideo.db");
   const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
-  const server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+  let started;
   try {
     console.error(
       `genvideo server bench: ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
     );
+    started = await startSeededServer();
+    const { child: server, url, env, dbPath, taskIds } = started;
     const baselineUrl = await baseline.url;
-    const url = await server.url;
-    const taskIds = await seedStatusTargets({
-      url,
-      serverCli,
-      env: serverEnvironment(dataDir),
-      auth,
-      body: createBody,
-    });
     const { account_id: accountId } = await json(`${url}/api/gen/account`, { headers: auth });
     await settled(dbPath);
 
@@ -125,7 +109,7 @@ async function main() {
     await server.stop();
 
     const seeded = PARTS.includes("seeded")
-      ? await seededPart({ dataDir, dbPath, accountId, baselineUrl, baselinePath: statusPaths[0] })
+      ? await seededPart({ env, dbPath, accountId, baselineUrl, baselinePath: statusPaths[0] })
       : undefined;
     report(
       [
@@ -138,8 +122,8 @@ async function main() {
       seeded,
     );
   } finally {
-    await Promise.all([server.stop(), baseline.stop()]);
-    rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all([started?.child.stop(), baseline.stop()]);
+    started?.remove();
   }
 }
 
@@ -147,10 +131,10 @@ async function main() {
  * Status reads with 100 000 tasks stored, after the API part: the same data
  * directory, seeded, and a fresh server whose caches hold nothing yet.
  */
-async function seededPart({ dataDir, dbPath, accountId, baselineUrl, baselinePath }) {
+async function seededPart({ env, dbPath, accountId, baselineUrl, baselinePath }) {
   console.error(`  seeding ${SEEDED_TASKS} tasks…`);
   const seeded = seedTasks(dbPath, accountId, SEEDED_TASKS);
-  const server = startProcess([serverCli, "start"], serverEnvironment(dataDir));
+  const server = startProcess([serverCli, "start"], env);
   try {
     const url = await server.url;
     const sample = seededSample(seeded);

@@ -11,21 +11,11 @@
 // starting with the next one), and the figure reported for each is the median of its rounds' ratios
 // to off in the same round.
 
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg } from "node:os";
 import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "../server/closed-loop.mjs";
 import { cpuMicros } from "../server/process-cpu.mjs";
-import {
-  auth,
-  createBody,
-  seedStatusTargets,
-  serverCli,
-  serverEnvironment,
-  settled,
-  startProcess,
-} from "../server/processes.mjs";
+import { auth, createBody, settled, startSeededServer } from "../server/processes.mjs";
 import { textTable } from "../text-table.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -87,14 +77,19 @@ async function scrapedDuring(metricsUrl, work) {
 }
 
 async function startVariant(name, extraEnv) {
-  const dataDir = mkdtempSync(join(tmpdir(), `genvideo-bench-${name}-`));
-  const env = { ...serverEnvironment(dataDir), ...extraEnv };
-  const child = startProcess([serverCli, "start"], env);
-  const url = await child.url;
+  const { child, url, dbPath, taskIds, remove } = await startSeededServer({
+    name: `bench-${name}`,
+    env: extraEnv,
+  });
+  const stop = async () => {
+    await child.stop();
+    remove();
+  };
   const metricsUrl = /"metrics":"([^"]+)"/.exec(child.output())?.[1];
-  if (extraEnv.GENVIDEO_METRICS_PORT && !metricsUrl) throw new Error(`${name}: no metrics URL logged`);
-  const taskIds = await seedStatusTargets({ url, serverCli, env, auth, body: createBody });
-  const dbPath = join(dataDir, "genvideo.db");
+  if (extraEnv.GENVIDEO_METRICS_PORT && !metricsUrl) {
+    await stop();
+    throw new Error(`${name}: no metrics URL logged`);
+  }
   await settled(dbPath);
   return {
     name,
@@ -103,10 +98,7 @@ async function startVariant(name, extraEnv) {
     metricsUrl,
     dbPath,
     statusPaths: taskIds.map((id) => `/api/gen/status/${id}`),
-    async stop() {
-      await child.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 
