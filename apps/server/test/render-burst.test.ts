@@ -6,22 +6,13 @@
  */
 import { afterAll, expect, it } from "vitest";
 import { createTask, getStatus } from "./support/api.js";
-import {
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "./support/server-process.js";
+import { type RunningServer, startWebhookReceiver, type WebhookReceiver } from "./support/server-process.js";
+import { serverSet } from "./support/use-server.js";
 
-const servers: RunningServer[] = [];
 const receivers: WebhookReceiver[] = [];
-afterAll(async () => {
-  for (const receiver of receivers) await receiver.close();
-  for (const server of servers) {
-    await server.stop();
-    removeDataDir(server.dataDir);
-  }
+const servers = serverSet({
+  after: afterAll,
+  afterStop: () => Promise.all(receivers.map((receiver) => receiver.close())),
 });
 
 const capacityWarnings = (server: RunningServer) =>
@@ -30,11 +21,10 @@ const capacityWarnings = (server: RunningServer) =>
     .filter((record) => record.level === "warn" && record.wayOut === "GENVIDEO_RENDERER=fixture");
 
 it("says nothing at GENVIDEO_TIME_SCALE=60 and completes ten tasks created at once there", async () => {
-  const server = await startServer({
+  const server = await servers.start({
     env: { GENVIDEO_TIME_SCALE: "60", GENVIDEO_RATE_LIMITS: "off", GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1" },
     ownSession: true,
   });
-  servers.push(server);
   expect(capacityWarnings(server)).toEqual([]);
   const receiver = await startWebhookReceiver();
   receivers.push(receiver);
@@ -57,8 +47,7 @@ it("says nothing at GENVIDEO_TIME_SCALE=60 and completes ten tasks created at on
 }, 30_000);
 
 it("warns once at start when the renders cannot keep up (GENVIDEO_TIME_SCALE=600)", async () => {
-  const server = await startServer({ env: { GENVIDEO_TIME_SCALE: "600", GENVIDEO_RATE_LIMITS: "off" } });
-  servers.push(server);
+  const server = await servers.start({ env: { GENVIDEO_TIME_SCALE: "600", GENVIDEO_RATE_LIMITS: "off" } });
   const warnings = capacityWarnings(server);
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toMatchObject({ timeScale: 600, rendersPerSecond: 2, renderer: "synthetic" });

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { completedTask, getStatus } from "./support/api.js";
 import { download, isMp4 } from "./support/downloads.js";
 import { type LocalS3Server, startLocalS3 } from "./support/s3-server.js";
@@ -17,38 +17,26 @@ import {
   eventually,
   FAST_SERVICE_ENV,
   type RunningServer,
-  removeDataDir,
   runCli,
-  startServer,
   temporaryDataDir,
 } from "./support/server-process.js";
+import { serverSet } from "./support/use-server.js";
 
 let s3: LocalS3Server;
-const started: RunningServer[] = [];
-const dataDirs: string[] = [];
+const servers = serverSet();
 
 beforeAll(async () => {
   s3 = await startLocalS3();
-});
-
-afterEach(async () => {
-  for (const server of started.splice(0)) await server.stop();
-  for (const dataDir of dataDirs.splice(0)) removeDataDir(dataDir);
 });
 
 afterAll(async () => {
   await s3?.close();
 });
 
-async function start(env: Record<string, string>, dataDir = temporaryDataDir()): Promise<RunningServer> {
-  dataDirs.push(dataDir);
+function start(env: Record<string, string>, dataDir = temporaryDataDir()): Promise<RunningServer> {
+  servers.removeLater(dataDir);
   // At 30x the 10-minute deadline is 20 s away: an upload on a busy machine never makes a task time out.
-  const server = await startServer({
-    env: { ...FAST_SERVICE_ENV, GENVIDEO_TIME_SCALE: "30", ...env },
-    dataDir,
-  });
-  started.push(server);
-  return server;
+  return servers.start({ env: { ...FAST_SERVICE_ENV, GENVIDEO_TIME_SCALE: "30", ...env }, dataDir });
 }
 
 it("a completed task's video_url downloads the MP4 from the bucket, refuses tampering, and works when handed out by a process on another data directory", async () => {
@@ -144,8 +132,7 @@ it.each([
 ])(
   "a bucket it cannot use stops the start with one line naming the setting: %o",
   async (override, message) => {
-    const dataDir = temporaryDataDir();
-    dataDirs.push(dataDir);
+    const dataDir = servers.removeLater(temporaryDataDir());
     const result = await runCli(["start"], dataDir, { ...s3.serverEnvironment(), ...override });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);

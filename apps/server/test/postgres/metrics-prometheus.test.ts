@@ -10,28 +10,22 @@ import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { describeWith, PROMETHEUS } from "../support/prometheus-binaries.js";
 import { type PrometheusServer, startPrometheus } from "../support/prometheus-server.js";
 import { answering, startReceiver, type TestReceiver } from "../support/receivers.js";
-import {
-  eventually,
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  temporaryDataDir,
-} from "../support/server-process.js";
+import { eventually, temporaryDataDir } from "../support/server-process.js";
+import { serverSet } from "../support/use-server.js";
 
-const started: RunningServer[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
-
-afterAll(async () => {
-  await Promise.all(started.splice(0).map((server) => server.stop()));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const servers = serverSet({
+  after: afterAll,
+  afterStop: async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  },
 });
 
 describePostgres("metrics of a cluster on PostgreSQL", () => {
   describeWith(PROMETHEUS, "scraped by Prometheus", () => {
     it("shows the queue, every outcome, the workers and bounded labels", { timeout: 240_000 }, async () => {
       const url = await freshDatabase();
-      const dataDir = temporaryDataDir();
-      cleanups.push(() => removeDataDir(dataDir));
+      const dataDir = servers.removeLater(temporaryDataDir());
       const receiver: TestReceiver = await startReceiver((request, response) =>
         answering(request.url === "/ok" ? 204 : 500)(request, response),
       );
@@ -62,11 +56,8 @@ describePostgres("metrics of a cluster on PostgreSQL", () => {
         GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
         GENVIDEO_METRICS_PORT: String(metricsPort),
       });
-      const start = async (role: string, port: number) => {
-        const server = await startServer({ dataDir, startTimeoutMs: 180_000, env: env(role, port) });
-        started.push(server);
-        return server;
-      };
+      const start = (role: string, port: number) =>
+        servers.start({ dataDir, startTimeoutMs: 180_000, env: env(role, port) });
 
       // No worker yet: what is created waits in the queue, and Prometheus sees it wait.
       const api = await start("api", ports.api);

@@ -3,40 +3,21 @@
  * several processes start at once, the shared service clock, and the CLI.
  */
 import pg from "pg";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createTask, getStatus, waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
-import {
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  runCli,
-  startServer,
-  temporaryDataDir,
-} from "../support/server-process.js";
+import { FAST_SERVICE_ENV, type RunningServer, runCli, temporaryDataDir } from "../support/server-process.js";
+import { serverSet } from "../support/use-server.js";
 
-const started: RunningServer[] = [];
-const dataDirs: string[] = [];
+const servers = serverSet();
 
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((server) => server.stop()));
-  for (const dir of dataDirs.splice(0)) removeDataDir(dir);
-});
-
-async function start(
-  url: string,
-  env: Record<string, string> = {},
-  dataDir?: string,
-): Promise<RunningServer> {
-  const server = await startServer({
+function start(url: string, env: Record<string, string> = {}, dataDir?: string): Promise<RunningServer> {
+  return servers.start({
     dataDir,
     // Several processes start at once on a machine that may be busy.
     startTimeoutMs: 180_000,
     env: { ...FAST_SERVICE_ENV, GENVIDEO_DATABASE_URL: url, ...env },
   });
-  started.push(server);
-  if (!dataDir) dataDirs.push(server.dataDir);
-  return server;
 }
 
 async function query<Row>(url: string, text: string): Promise<Row[]> {
@@ -68,8 +49,7 @@ describePostgres("the server on PostgreSQL", () => {
 
   it("splits the work: an api process only answers, a worker process only works", async () => {
     const url = await freshDatabase();
-    const dataDir = temporaryDataDir();
-    dataDirs.push(dataDir);
+    const dataDir = servers.removeLater(temporaryDataDir());
     // At 30x a render takes 2 s and the deadline is 20 s away: room for a worker starting on a busy machine.
     const slower = { GENVIDEO_TIME_SCALE: "30" };
     const api = await start(url, { ...slower, GENVIDEO_ROLE: "api" }, dataDir);
@@ -142,8 +122,7 @@ describePostgres("the server on PostgreSQL", () => {
 
   it("runs the admin commands against PostgreSQL", async () => {
     const url = await freshDatabase();
-    const dir = temporaryDataDir();
-    dataDirs.push(dir);
+    const dir = servers.removeLater(temporaryDataDir());
     const env = { GENVIDEO_DATABASE_URL: url };
     expect((await runCli(["accounts", "create", "acme", "--credits", "50"], dir, env)).code).toBe(0);
     const key = await runCli(["keys", "create", "--account", "acme"], dir, env);

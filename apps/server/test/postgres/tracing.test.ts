@@ -10,14 +10,8 @@ import { listenOnLoopback } from "../../src/testing/loopback.js";
 import { waitForTerminal } from "../support/api.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { answering, startReceiver } from "../support/receivers.js";
-import {
-  eventually,
-  FAST_SERVICE_ENV,
-  type RunningServer,
-  removeDataDir,
-  startServer,
-  temporaryDataDir,
-} from "../support/server-process.js";
+import { eventually, FAST_SERVICE_ENV, temporaryDataDir } from "../support/server-process.js";
+import { serverSet } from "../support/use-server.js";
 
 interface Export {
   contentType: string;
@@ -64,19 +58,18 @@ function jsonSpans(exports: Export[]): JsonSpan[] {
     });
 }
 
-const started: RunningServer[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
-
-afterAll(async () => {
-  await Promise.all(started.splice(0).map((server) => server.stop()));
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+const servers = serverSet({
+  after: afterAll,
+  afterStop: async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  },
 });
 
 describePostgres("traces across processes", () => {
   it("carry one task from its create request to its webhook attempt", { timeout: 240_000 }, async () => {
     const url = await freshDatabase();
-    const dataDir = temporaryDataDir();
-    cleanups.push(() => removeDataDir(dataDir));
+    const dataDir = servers.removeLater(temporaryDataDir());
     const otlp = await startOtlpReceiver();
     cleanups.push(() => otlp.close());
     const hooks = await startReceiver(answering(204));
@@ -91,15 +84,8 @@ describePostgres("traces across processes", () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
       OTEL_SERVICE_NAME: service,
     });
-    const start = async (role: string, protocol: string, service: string) => {
-      const server = await startServer({
-        dataDir,
-        startTimeoutMs: 180_000,
-        env: env(role, protocol, service),
-      });
-      started.push(server);
-      return server;
-    };
+    const start = (role: string, protocol: string, service: string) =>
+      servers.start({ dataDir, startTimeoutMs: 180_000, env: env(role, protocol, service) });
     const api = await start("api", "http/protobuf", "genvideo-api");
     const worker = await start("worker", "http/json", "genvideo-worker");
 
@@ -121,7 +107,7 @@ describePostgres("traces across processes", () => {
     const attemptSpanId = traceparent.split("-")[2];
 
     // Stopping flushes each process's batched spans to the receiver.
-    await Promise.all(started.splice(0).map((server) => server.stop()));
+    await servers.stopAll();
 
     const spans = jsonSpans(otlp.exports).filter((span) => span.traceId === traceId);
     const render = spans.find((span) => span.name === "render");

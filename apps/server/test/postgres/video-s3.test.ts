@@ -8,7 +8,7 @@
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { completedTask } from "../support/api.js";
 import { download, isMp4 } from "../support/downloads.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
@@ -17,23 +17,15 @@ import {
   eventually,
   FAST_SERVICE_ENV,
   type RunningServer,
-  removeDataDir,
-  startServer,
   temporaryDataDir,
 } from "../support/server-process.js";
+import { serverSet } from "../support/use-server.js";
 
 let s3: LocalS3Server;
-const started: RunningServer[] = [];
+const servers = serverSet();
 
 beforeAll(async () => {
   s3 = await startLocalS3();
-});
-
-afterEach(async () => {
-  for (const server of started.splice(0)) {
-    await server.stop();
-    removeDataDir(server.dataDir);
-  }
 });
 
 afterAll(async () => {
@@ -41,8 +33,8 @@ afterAll(async () => {
 });
 
 /** A process of one role on the shared database, on a data directory of its own. */
-async function start(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}) {
-  const server = await startServer({
+function start(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}) {
+  return servers.start({
     dataDir: temporaryDataDir(),
     startTimeoutMs: 60_000,
     env: {
@@ -55,8 +47,6 @@ async function start(databaseUrl: string, role: "api" | "worker", env: Record<st
       ...env,
     },
   });
-  started.push(server);
-  return server;
 }
 
 function videoFiles(server: RunningServer): string[] {

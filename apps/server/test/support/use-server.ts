@@ -1,8 +1,10 @@
 /**
- * The server a test file shares: started before its tests, stopped after
- * them. One home for the beforeAll/afterAll pair every such file wrote.
+ * Servers in tests: the one a file shares (`useServer`), started before its
+ * tests and stopped after them, and the ones tests start as they go
+ * (`serverSet`), stopped after each test. One home for the hooks every such
+ * file wrote by hand.
  */
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { type RunningServer, removeDataDir, type StartOptions, startServer } from "./server-process.js";
 
 interface UseServerOptions extends StartOptions {
@@ -44,4 +46,53 @@ export function useServer(options: UseServerOptions = {}): RunningServer {
       return typeof value === "function" ? value.bind(started) : value;
     },
   });
+}
+
+/** Servers the tests of a file start as they go, and what they leave behind. */
+interface ServerSet {
+  /** Starts a server that the set stops (and whose data directory it removes) after the test. */
+  start(options?: StartOptions): Promise<RunningServer>;
+  /** Stops every server started so far (gracefully, together); each stop resolves with its exit code. */
+  stopAll(): Promise<(number | null)[]>;
+  /** A data directory (of a CLI run, say) to remove with the servers'; returns it. */
+  removeLater(dataDir: string): string;
+}
+
+/**
+ * Stops the servers a test started, after each test (`after: afterAll`: after the file's
+ * last), then removes every data directory they ran on and then runs `afterStop`: close
+ * receivers and other helpers there, after the servers that send to them.
+ */
+export function serverSet({
+  after = afterEach,
+  afterStop,
+}: {
+  after?: typeof afterEach | typeof afterAll;
+  afterStop?: () => Promise<unknown> | unknown;
+} = {}): ServerSet {
+  const started: RunningServer[] = [];
+  const dataDirs = new Set<string>();
+  const stopAll = () => Promise.all(started.splice(0).map((server) => server.stop()));
+  after(async () => {
+    try {
+      await stopAll();
+      for (const dataDir of dataDirs) removeDataDir(dataDir);
+      dataDirs.clear();
+    } finally {
+      await afterStop?.();
+    }
+  });
+  return {
+    async start(options = {}) {
+      const server = await startServer(options);
+      started.push(server);
+      dataDirs.add(server.dataDir);
+      return server;
+    },
+    stopAll,
+    removeLater(dataDir) {
+      dataDirs.add(dataDir);
+      return dataDir;
+    },
+  };
 }
