@@ -5,13 +5,14 @@ import {
   DEFAULT_ACCOUNT_NAME,
   parseDuration,
 } from "@genvideo/engine";
+import { isoTime } from "../clock/time-text.js";
 import { defaultPublicUrl } from "../config.js";
 import { KEY_STATE_WORDS, keyLabel, keyState } from "../dashboard/key-state.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
-import { formatTable, formatTime } from "./format.js";
+import { formatTable } from "./format.js";
 import { cliInvocation } from "./invocation.js";
 import { runWebhookCheck } from "./webhook-check-command.js";
 
@@ -65,7 +66,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
       io.out(
         formatTable(
           ["NAME", "CREDITS", "ID", "CREATED"],
-          accounts.map((a) => [a.name, String(a.credits), a.id, formatTime(a.createdAt)]),
+          accounts.map((a) => [a.name, String(a.credits), a.id, isoTime(a.createdAt)]),
         ),
       );
     return 0;
@@ -79,7 +80,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
     }
     io.out(`Account ${account.name} (${account.id})`);
     io.out(`Credits: ${account.credits}`);
-    io.out(`Created: ${formatTime(account.createdAt)}`);
+    io.out(`Created: ${isoTime(account.createdAt)}`);
     io.out("");
     io.out(keyTable(keys, context.clock.now(), account));
     io.out("");
@@ -90,7 +91,7 @@ export const runAccountsCommand: AdminCommand = commandWithActions("accounts", {
     io.out(
       formatTable(
         ["TIME", "REASON", "DELTA", "TASK"],
-        recent.map((e) => [formatTime(e.createdAt), e.reason, signed(e.delta), e.taskId ?? ""]),
+        recent.map((e) => [isoTime(e.createdAt), e.reason, signed(e.delta), e.taskId ?? ""]),
       ),
     );
     return 0;
@@ -112,7 +113,7 @@ export const runKeysCommand: AdminCommand = commandWithActions("keys", {
     const { key, apiKey } = await admin.createApiKey(account.id, { name: options.name ?? "", expiresAt });
     io.out(`Created API key ${apiKey.id} for account "${account.name}" (shown once, store it now):`);
     io.out(key);
-    if (expiresAt !== null) io.out(`It expires ${formatTime(expiresAt)} (service time).`);
+    if (expiresAt !== null) io.out(`It expires ${isoTime(expiresAt)} (service time).`);
     return 0;
   },
   async list({ rest, options, admin, context, io }) {
@@ -138,7 +139,7 @@ export const runKeysCommand: AdminCommand = commandWithActions("keys", {
     io.out(`Created API key ${apiKey.id} replacing ${previous.id} (shown once, store it now):`);
     io.out(key);
     io.out(
-      `The old key ${previous.prefix}… keeps working until ${formatTime(previous.expiresAt)} (service time).`,
+      `The old key ${previous.prefix}… keeps working until ${isoTime(previous.expiresAt)} (service time).`,
     );
     return 0;
   },
@@ -162,9 +163,7 @@ export const runWebhooksCommand: AdminCommand = commandWithActions("webhooks", {
       for (const attempt of event.attempts) {
         const outcome =
           attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no response");
-        io.out(
-          `  #${attempt.attempt}  ${formatTime(attempt.startedAt)}  ${outcome}  ${attempt.durationMs} ms`,
-        );
+        io.out(`  #${attempt.attempt}  ${isoTime(attempt.startedAt)}  ${outcome}  ${attempt.durationMs} ms`);
       }
     }
     return 0;
@@ -217,8 +216,8 @@ function keyTable(keys: ApiKeySummary[], now: number, ...accounts: AccountRecord
       `${k.prefix}…`,
       names.get(k.accountId) ?? k.accountId,
       KEY_STATE_WORDS[keyState(k, now)],
-      formatTime(k.createdAt),
-      formatTime(k.expiresAt),
+      isoTime(k.createdAt),
+      isoTime(k.expiresAt),
     ]),
   );
 }

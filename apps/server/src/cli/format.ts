@@ -1,4 +1,4 @@
-/** Plain-text tables and times for the CLI's listings. */
+/** Plain-text tables for the CLI's listings (times in them are `isoTime`s). */
 
 export function formatTable(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return "(none)";
@@ -11,9 +11,4 @@ export function formatTable(headers: string[], rows: string[][]): string {
       .join("  ")
       .trimEnd();
   return [line(headers), ...rows.map(line)].join("\n");
-}
-
-/** Service time as ISO 8601; empty when there is none. */
-export function formatTime(time: number | null): string {
-  return time === null ? "" : new Date(time).toISOString();
 }

@@ -43,14 +43,18 @@ export function duration(min: number, max: number): Parser<number> {
     }
     if (value === undefined || value < min || value > max) {
       throw new ConfigError(
-        `${name} must be a duration like 7d, 12h, 30m or 90s, from ${formatDuration(min)} to ${formatDuration(max)}, got "${raw}"`,
+        `${name} must be a duration like 7d, 12h, 30m or 90s, from ${settingDuration(min)} to ${settingDuration(max)}, got "${raw}"`,
       );
     }
     return value;
   };
 }
 
-function formatDuration(milliseconds: number): string {
+/**
+ * A duration in setting syntax (`3650d`, `1s`, `100ms`), so that an error's bounds can be typed
+ * back as they are printed. Not the dashboard's readable `humanDuration` (`7 d`, `now`).
+ */
+function settingDuration(milliseconds: number): string {
   if (milliseconds % DAY_MS === 0) return `${milliseconds / DAY_MS}d`;
   if (milliseconds % SECOND_MS === 0) return `${milliseconds / SECOND_MS}s`;
   return `${milliseconds}ms`;

@@ -1,21 +1,23 @@
 /** How the dashboard writes times, amounts and states. */
 
-/** `2026-11-23 22:50:01 UTC`; times are the service's (see GENVIDEO_TIME_SCALE). */
-export function formatTime(ms: number | null | undefined): string {
+/**
+ * `2026-11-23 22:50:01 UTC`, to the second, for reading on a page; times are the service's (see
+ * GENVIDEO_TIME_SCALE). The machine form, in `<time datetime>` and the CLI, is `isoTime`.
+ */
+export function humanTime(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "—";
   return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-}
-
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 export function signedAmount(value: number): string {
   return value > 0 ? `+${value}` : String(value);
 }
 
-/** A duration in words for overlaps and expiries (`1 h`, `7 d`). */
-export function formatDuration(ms: number): string {
+/**
+ * A duration for reading, for overlaps and expiries (`now`, `1 h`, `7 d`, `30 min`). Not what an
+ * operator types: a setting's duration (`7d`) is written by the config's own `settingDuration`.
+ */
+export function humanDuration(ms: number): string {
   if (ms === 0) return "now";
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;

@@ -1,17 +1,17 @@
 /** The API keys page: create (shown once), list, rotate with an overlap, revoke behind a confirmation. */
 import type { ApiKeySummary } from "@genvideo/engine";
 import { html } from "hono/html";
-import { EXPIRY_CHOICES, formatDuration, formatTime } from "./format.js";
+import { EXPIRY_CHOICES, humanDuration, humanTime } from "./format.js";
 import { KEY_STATE_WORDS, keyLabel, keyState } from "./key-state.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { overlapFieldset } from "./webhooks-pages.js";
 
 /** When the key stops, in words: "never", "in 30 d (…)", "ended …"; a revoked key says when it was revoked. */
 function expiryText(key: ApiKeySummary, now: number): string {
-  if (key.revokedAt !== null) return `revoked ${formatTime(key.revokedAt)}`;
+  if (key.revokedAt !== null) return `revoked ${humanTime(key.revokedAt)}`;
   if (key.expiresAt === null) return "never";
-  if (key.expiresAt <= now) return `ended ${formatTime(key.expiresAt)}`;
-  return `${formatTime(key.expiresAt)} (in ${formatDuration(roundedUp(key.expiresAt - now))})`;
+  if (key.expiresAt <= now) return `ended ${humanTime(key.expiresAt)}`;
+  return `${humanTime(key.expiresAt)} (in ${humanDuration(roundedUp(key.expiresAt - now))})`;
 }
 
 /** A remaining time rounded up to the unit it is said in (29 d 23 h is "30 d" left of a 30-day key). */
@@ -41,7 +41,7 @@ ${
         created.key,
         `"${keyLabel(created.summary)}" (${created.summary.prefix}…): shown once, never again. Copy it now.${
           created.replaced?.expiresAt != null
-            ? ` The key it replaces keeps working until ${formatTime(created.replaced.expiresAt)}.`
+            ? ` The key it replaces keeps working until ${humanTime(created.replaced.expiresAt)}.`
             : ""
         }`,
       )
@@ -66,8 +66,8 @@ ${newest.map((key) => {
 <td class="mono optional" data-key-id>${key.id}</td>
 <td class="mono" data-prefix>${key.prefix}…</td>
 <td>${stateBadge(state, KEY_STATE_WORDS[state])}</td>
-<td class="optional">${formatTime(key.createdAt)}</td>
-<td data-last-used>${key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
+<td class="optional">${humanTime(key.createdAt)}</td>
+<td data-last-used>${key.lastUsedAt === null ? "never" : humanTime(key.lastUsedAt)}</td>
 <td class="optional" data-expires>${expiryText(key, data.serviceNow)}</td>
 <td>${
     state === "active" || state === "expiring"
@@ -85,7 +85,7 @@ ${newest.map((key) => {
 function successorLifetime(key: ApiKeySummary): string {
   return key.expiresAt === null
     ? "never expires, like this one"
-    : `expires ${formatDuration(roundedUp(key.expiresAt - key.createdAt))} after it is made, as this one was made to`;
+    : `expires ${humanDuration(roundedUp(key.expiresAt - key.createdAt))} after it is made, as this one was made to`;
 }
 
 export function rotateKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
@@ -108,5 +108,5 @@ ${csrfField(viewer)}
 export function overlapMessage(ms: number): string {
   return ms === 0
     ? "The old key is refused from now on."
-    : `The old key works for ${formatDuration(ms)} more.`;
+    : `The old key works for ${humanDuration(ms)} more.`;
 }

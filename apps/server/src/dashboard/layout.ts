@@ -1,7 +1,7 @@
 /** The page shell every dashboard page shares: head, navigation, account menu. */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { formatTime } from "./format.js";
+import { humanTime } from "./format.js";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -77,7 +77,7 @@ ${body}
  */
 function clockNote(clock: Viewer["clock"]): Html | string {
   if (clock.scale === 1) return "";
-  return html`<p class="clock-note" role="note">Service time runs <strong>${clock.scale}×</strong> as fast as real time (<code>GENVIDEO_TIME_SCALE=${clock.scale}</code>). Every time on these pages is service time: now ${formatTime(clock.serviceNow)} (wall clock ${formatTime(clock.wallNow)}).</p>`;
+  return html`<p class="clock-note" role="note">Service time runs <strong>${clock.scale}×</strong> as fast as real time (<code>GENVIDEO_TIME_SCALE=${clock.scale}</code>). Every time on these pages is service time: now ${humanTime(clock.serviceNow)} (wall clock ${humanTime(clock.wallNow)}).</p>`;
 }
 
 /** A page for someone not signed in (sign-in, refusals). */

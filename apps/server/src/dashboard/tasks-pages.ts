@@ -2,8 +2,9 @@
 import type { LedgerEntry, TaskRecord, TaskState, WebhookEventWithAttempts } from "@genvideo/engine";
 import { FAILURE_CODES, TASK_STATUSES } from "@genvideo/schema";
 import { html } from "hono/html";
+import { isoTime } from "../clock/time-text.js";
 import type { Cursor, TaskFilter, TaskSummary } from "../store/dashboard-queries.js";
-import { countOf, formatTime, isoTime, signedAmount } from "./format.js";
+import { countOf, humanTime, signedAmount } from "./format.js";
 import { decodeCursor, nextPageHref } from "./keyset-page.js";
 import { csrfField, type Html, stateBadge, type Viewer } from "./layout.js";
 import { webhookEventsTable } from "./webhooks-pages.js";
@@ -83,7 +84,7 @@ export function taskRow(task: TaskSummary): Html {
 <td>${progressCell(task)}</td>
 <td class="optional">${task.modelType}</td>
 <td class="optional">${task.cost}${task.refundedAt !== null ? " (refunded)" : ""}</td>
-<td><time datetime="${isoTime(task.createdAt)}">${formatTime(task.createdAt)}</time></td>
+<td><time datetime="${isoTime(task.createdAt)}">${humanTime(task.createdAt)}</time></td>
 </tr>`;
 }
 
@@ -177,26 +178,26 @@ export function failureExplanation(task: TaskRecord, ledger: readonly LedgerEntr
     return `${meaning} ${cost} kept: unsafe content is not refunded.`;
   const refund = ledger.find((entry) => entry.reason === "refund");
   return refund
-    ? `${meaning} ${cost} refunded: ledger entry refund ${signedAmount(refund.delta)} at ${formatTime(refund.createdAt)}.`
+    ? `${meaning} ${cost} refunded: ledger entry refund ${signedAmount(refund.delta)} at ${humanTime(refund.createdAt)}.`
     : `${meaning} ${cost} not refunded yet.`;
 }
 
 function timeline(task: TaskRecord, ledger: readonly LedgerEntry[]): Html {
-  const steps: Html[] = [html`<li><strong>Queued</strong> · ${formatTime(task.createdAt)}</li>`];
+  const steps: Html[] = [html`<li><strong>Queued</strong> · ${humanTime(task.createdAt)}</li>`];
   if (task.startedAt !== null) {
     const progress = task.state === "processing" ? html` · ${task.progress}% so far` : "";
-    steps.push(html`<li><strong>Processing</strong> · ${formatTime(task.startedAt)}${progress}</li>`);
+    steps.push(html`<li><strong>Processing</strong> · ${humanTime(task.startedAt)}${progress}</li>`);
   }
   if (task.state === "completed")
-    steps.push(html`<li>${stateBadge("completed")} · ${formatTime(task.completedAt)}</li>`);
+    steps.push(html`<li>${stateBadge("completed")} · ${humanTime(task.completedAt)}</li>`);
   else if (task.state === "failed")
     steps.push(
-      html`<li>${stateBadge("failed", `failed: ${task.failureCode ?? "unknown"}`)} · ${formatTime(task.completedAt)}
+      html`<li>${stateBadge("failed", `failed: ${task.failureCode ?? "unknown"}`)} · ${humanTime(task.completedAt)}
 <p class="explain" data-failure-explained>${failureExplanation(task, ledger)}</p></li>`,
     );
   else
     steps.push(
-      html`<li class="muted">Deadline · ${formatTime(task.deadlineAt)} (times out if not finished)</li>`,
+      html`<li class="muted">Deadline · ${humanTime(task.deadlineAt)} (times out if not finished)</li>`,
     );
   return html`<ol class="timeline">${steps}</ol>`;
 }
@@ -231,7 +232,7 @@ ${
     ? html`<p class="muted">No charge recorded.</p>`
     : html`<table><thead><tr><th scope="col">Time</th><th scope="col">Entry</th><th scope="col">Credits</th></tr></thead><tbody>${data.ledger.map(
         (entry) =>
-          html`<tr><td>${formatTime(entry.createdAt)}</td><td>${entry.reason}</td><td>${signedAmount(entry.delta)}</td></tr>`,
+          html`<tr><td>${humanTime(entry.createdAt)}</td><td>${entry.reason}</td><td>${signedAmount(entry.delta)}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Webhook attempts</h2>

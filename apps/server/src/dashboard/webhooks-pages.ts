@@ -2,7 +2,7 @@
 import type { WebhookEventWithAttempts } from "@genvideo/engine";
 import { html } from "hono/html";
 import type { TestEventRecord } from "../store/dashboard-queries.js";
-import { countOf, formatDuration, formatTime, OVERLAP_CHOICES } from "./format.js";
+import { countOf, humanDuration, humanTime, OVERLAP_CHOICES } from "./format.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { receiverCheckForm } from "./receiver-check-page.js";
 
@@ -106,9 +106,9 @@ export function webhookEventsTable(events: LoggedEvent[], viewer?: Viewer): Html
     ) => html`<section class="card" aria-label="${event.test ? "Test event" : "Delivery"} ${event.id}"${event.test ? html` data-test-event` : ""}>
 <p>${stateBadge(event.state)} <span class="mono">${event.id}</span> → <span class="mono">${event.url}</span>
 ${viewer ? eventSubject(event) : ""}</p>
-<p class="muted">Created ${formatTime(event.createdAt)} · ${countOf(event.attemptCount, "attempt")}${
+<p class="muted">Created ${humanTime(event.createdAt)} · ${countOf(event.attemptCount, "attempt")}${
       event.state === "pending" && event.nextAttemptAt !== null
-        ? html` · next attempt ${formatTime(event.nextAttemptAt)}`
+        ? html` · next attempt ${humanTime(event.nextAttemptAt)}`
         : ""
     }</p>
 ${
@@ -116,7 +116,7 @@ ${
     ? html`<p class="muted">No attempt yet.</p>`
     : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Sent</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
         (attempt) =>
-          html`<tr><td>${attempt.attempt}</td><td>${formatTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${sentRequest(attempt, event.payload)}</td><td>${responseExcerpt(attempt)}</td></tr>`,
+          html`<tr><td>${attempt.attempt}</td><td>${humanTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${sentRequest(attempt, event.payload)}</td><td>${responseExcerpt(attempt)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${viewer ? eventAction(event, viewer) : ""}
@@ -161,7 +161,7 @@ ${
         data.newSecret,
         `Shown once: store it now. ${
           data.overlapMs
-            ? `Webhooks carry signatures of the old secret too for ${formatDuration(data.overlapMs)}.`
+            ? `Webhooks carry signatures of the old secret too for ${humanDuration(data.overlapMs)}.`
             : "The old secret no longer signs."
         }`,
       )
@@ -172,12 +172,12 @@ ${
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Secret</th><th scope="col">Created</th><th scope="col">Signs until</th></tr></thead><tbody>
 ${data.secrets.map(
   (secret) =>
-    html`<tr><td class="mono">${secret.id.slice(0, 8)}</td><td>${formatTime(secret.createdAt)}</td><td>${
+    html`<tr><td class="mono">${secret.id.slice(0, 8)}</td><td>${humanTime(secret.createdAt)}</td><td>${
       secret.expiresAt === null
         ? stateBadge("active", "no end")
         : secret.expiresAt > data.serviceNow
-          ? html`${stateBadge("expiring", "overlap")} ${formatTime(secret.expiresAt)}`
-          : html`${stateBadge("expired", "ended")} ${formatTime(secret.expiresAt)}`
+          ? html`${stateBadge("expiring", "overlap")} ${humanTime(secret.expiresAt)}`
+          : html`${stateBadge("expired", "ended")} ${humanTime(secret.expiresAt)}`
     }</td></tr>`,
 )}
 </tbody></table></div>
