@@ -34,6 +34,7 @@ describe("package entries", () => {
       "removeDataDir",
       "runCli",
       "runProcess",
+      "serveOnLoopback",
       "serverEnvironment",
       "startServer",
       "startWebhookReceiver",

@@ -6,11 +6,11 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { verifyWebhook } from "@genvideo/sdk";
-import { type RunningServer, removeDataDir, startServer } from "@genvideo/server/testing";
+import { type RunningServer, removeDataDir, serveOnLoopback, startServer } from "@genvideo/server/testing";
 import { launchChromium } from "@genvideo/server/testing/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audit, serveOnLoopback } from "./support.js";
+import { audit } from "./support.js";
 
 interface SignedInServer {
   server: RunningServer;

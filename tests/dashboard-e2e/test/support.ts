@@ -1,9 +1,9 @@
 /** What the dashboard's browser tests share: accessibility audits, screenshots, a webhook receiver. */
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type RequestListener } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { listenOnLoopback } from "@genvideo/server/testing";
+import { serveOnLoopback } from "@genvideo/server/testing";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -56,22 +56,6 @@ export async function fitsViewport(page: Page): Promise<boolean> {
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
-}
-
-/** A loopback HTTP server the dashboard's tests start beside the real one: its origin, and a close that drops open connections. */
-export async function serveOnLoopback(
-  listener: RequestListener,
-): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer(listener);
-  const port = await listenOnLoopback(server);
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** A webhook receiver on loopback whose answer (status) a test changes as it goes. */

@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { createServer as createHttpServer, type RequestListener } from "node:http";
 import type { Server } from "node:net";
 import { createServer } from "node:net";
 
@@ -26,4 +27,29 @@ export async function freeLoopbackPort(): Promise<number> {
   const port = await listenOnLoopback(probe);
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/** A loopback HTTP server a test started: its origin, and a close that drops open connections. */
+export interface LoopbackServer {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `listener` on a loopback port the OS picks: for the receivers, upstreams and pages a
+ * test starts beside the server. `close()` ends open connections too, so it never waits on a
+ * client that keeps one alive.
+ */
+export async function serveOnLoopback(listener: RequestListener): Promise<LoopbackServer> {
+  const server = createHttpServer(listener);
+  const port = await listenOnLoopback(server);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

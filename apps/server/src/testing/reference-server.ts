@@ -26,7 +26,7 @@ const hooks = fileURLToPath(new URL("./source-hooks.mjs", import.meta.url));
 const fromSource = import.meta.url.endsWith(".ts");
 
 // Customers' suites that start the server want somewhere for its webhooks to land.
-export { freeLoopbackPort, listenOnLoopback } from "./loopback.js";
+export { freeLoopbackPort, type LoopbackServer, listenOnLoopback, serveOnLoopback } from "./loopback.js";
 export { type ProcessResult, runProcess } from "./process.js";
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 

@@ -5,9 +5,9 @@
  * cannot carry two of the server's answers (it never answers a body that is not JSON, and refuses
  * bodies over 10 MB), so those are recorded straight from the server and replayed through Prism.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { listenOnLoopback } from "@genvideo/server/testing";
+import { serveOnLoopback } from "@genvideo/server/testing";
 
 export interface RecordedAnswer {
   status: number;
@@ -28,20 +28,12 @@ export async function startSwitchUpstream(
   server: string,
   recorded: Map<string, RecordedAnswer>,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const http = createServer((request, response) => {
+  const { origin, close } = await serveOnLoopback((request, response) => {
     void answer(server, recorded, request, response).catch((error: unknown) => {
       response.writeHead(599).end(String(error));
     });
   });
-  const port = await listenOnLoopback(http);
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return { url: origin, close };
 }
 
 async function answer(
