@@ -1,14 +1,14 @@
-// The engine's share of a request, without HTTP: the built server's host
+// The engine's share of a request, without HTTP: the built server
 // (SQLite on disk, fixture renderer, signed URLs, logger silenced) and
 // `engine.app.fetch` called in a loop. Rounds alternate, medians reported.
 //
 //   node bench/server/in-process.mjs [requests per round] [rounds] [status,creates]
-import { startInProcessHost } from "./in-process-host.mjs";
+import { startInProcessServer } from "./in-process-server.mjs";
 
 const REQUESTS = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const SCENARIOS = (process.argv[4] ?? "status,creates").split(",");
-const { post, get, stop } = await startInProcessHost();
+const { post, get, stop } = await startInProcessServer();
 try {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const time = async (send, concurrency) => {

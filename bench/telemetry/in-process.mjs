@@ -1,20 +1,20 @@
-// What metrics cost a request, measured where a shared machine's noise reaches least: two hosts
+// What metrics cost a request, measured where a shared machine's noise reaches least: two instances
 // of the built server in this one process (SQLite on disk, fixture renders, logs silenced), one
 // with GENVIDEO_METRICS_PORT set and one without, their apps called in a loop, in short rounds
-// that alternate which goes first; medians of the per-round ratios. Both hosts share the CPU this
+// that alternate which goes first; medians of the per-round ratios. Both instances share the CPU this
 // process gets, so a busy spell slows both alike. The in-process figure for `run.mjs`'s metrics
 // target; traces are process-wide in OpenTelemetry, so they are measured by `run.mjs` only.
 //
 //   node bench/telemetry/in-process.mjs [requests per round] [rounds]
 import { median } from "../server/closed-loop.mjs";
-import { startInProcessHost } from "../server/in-process-host.mjs";
+import { startInProcessServer } from "../server/in-process-server.mjs";
 
 const REQUESTS = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 15);
 
-async function startHost(name, env) {
-  const { host, get, post, stop } = await startInProcessHost(env);
-  return { name, host, loads: { reads: get, creates: post }, stop };
+async function startServer(name, env) {
+  const { server, get, post, stop } = await startInProcessServer(env);
+  return { name, server, loads: { reads: get, creates: post }, stop };
 }
 
 /** Microseconds per request, `REQUESTS` of them, 8 at a time. */
@@ -33,16 +33,16 @@ async function time(send) {
   return ((performance.now() - started) * 1000) / REQUESTS;
 }
 
-const off = await startHost("off", {});
-const metrics = await startHost("metrics", { GENVIDEO_METRICS_PORT: "0" });
+const off = await startServer("off", {});
+const metrics = await startServer("metrics", { GENVIDEO_METRICS_PORT: "0" });
 try {
-  if (!metrics.host.metricsUrl || off.host.metricsUrl)
+  if (!metrics.server.metricsUrl || off.server.metricsUrl)
     throw new Error("the variants are not what they claim");
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const ratios = { reads: [], creates: [] };
   const micros = { off: { reads: [], creates: [] }, metrics: { reads: [], creates: [] } };
   for (const kind of ["reads", "creates"]) {
-    // Warm-up: JIT, caches, both hosts.
+    // Warm-up: JIT, caches, both instances.
     await time(off.loads[kind]);
     await time(metrics.loads[kind]);
     for (let round = 0; round < ROUNDS; round++) {
@@ -50,7 +50,7 @@ try {
       const result = {};
       for (const variant of order) result[variant.name] = await time(variant.loads[kind]);
       // Scraped between rounds, as Prometheus would now and then.
-      await fetch(metrics.host.metricsUrl).then((response) => response.text());
+      await fetch(metrics.server.metricsUrl).then((response) => response.text());
       micros.off[kind].push(result.off);
       micros.metrics[kind].push(result.metrics);
       ratios[kind].push(result.metrics / result.off);

@@ -6,7 +6,7 @@ import * as testing from "./testing/reference-server.js";
 
 // The entries' run-time exports, pinned: a change here is a change of the server's library surface.
 describe("package entries", () => {
-  it("@genvideo/server exports the host, its configuration, logger, clock, SQLite store and migrations", () => {
+  it("@genvideo/server exports the Node server, its configuration, logger, clock, SQLite store and migrations", () => {
     expect(Object.keys(root).sort()).toEqual([
       "ConfigError",
       "MIGRATIONS",
@@ -20,7 +20,7 @@ describe("package entries", () => {
       "openSqliteKysely",
       "openSqliteStore",
       "pendingMigrations",
-      "startNodeHost",
+      "startNodeServer",
     ]);
   });
   it("@genvideo/server/testing exports the started server and webhook receiver", () => {

@@ -3,6 +3,7 @@
  * it and for benchmarks. Exported by name; `index.test.ts` pins the run-time exports.
  */
 export { openServiceClock, type ServiceClock } from "./clock/service-clock.js";
+export { type NodeServer, startNodeServer } from "./composition/node-server.js";
 export {
   ConfigError,
   type DatabaseLocation,
@@ -18,7 +19,6 @@ export {
   type TracingSettings,
   type VideoStorageSetting,
 } from "./config.js";
-export { type NodeHost, startNodeHost } from "./host/node-host.js";
 export { createLogger, type Logger } from "./logging/logger.js";
 export { createMigrator, MIGRATIONS, migrateToLatest, pendingMigrations } from "./store/migrations.js";
 export { openSqliteKysely, openSqliteStore, type SqliteStoreHandle } from "./store/sqlite-store.js";

@@ -1,5 +1,5 @@
 /**
- * What the host adds to accounts and keys, over HTTP and the CLI against the
+ * What the server adds to accounts and keys, over HTTP and the CLI against the
  * same running server: isolation between accounts, idempotent creates, rate
  * limits, and a key revoked by the CLI refused on its next request.
  */

@@ -1,5 +1,5 @@
 /**
- * Tasks through the real host on SQLite, with service time at 600x (the
+ * Tasks through the real server on SQLite, with service time at 600x (the
  * 10-minute deadline passes in one real second): each request form, each
  * scenario marker, the statuses they end in, refunds, and the webhook.
  */

@@ -87,7 +87,7 @@ it("delivers every event after a SIGKILL mid-delivery, the interrupted one again
   expect(atCrash.get(interrupted)).toMatchObject({ state: "pending", attempt_count: 0 });
   expect(atCrash.get(interrupted)?.lease_owner).not.toBeNull();
 
-  // The dead process's claim lasts 10 s of real time (host/engine-settings.ts), whatever the
+  // The dead process's claim lasts 10 s of real time (composition/engine-settings.ts), whatever the
   // time scale; a live process renews it at half-life, so a 30 s attempt is never claimed twice.
   // Age it instead of waiting.
   withServerDatabase(

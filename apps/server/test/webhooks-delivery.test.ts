@@ -238,7 +238,7 @@ describe("slow and dead receivers", () => {
   const WORKING_SLOTS = 64;
 
   it("receivers that accept and never answer do not delay a fast one", async () => {
-    // More silent receivers than the server's working slots (64, host/engine-settings.ts), each its own origin.
+    // More silent receivers than the server's working slots (64, composition/engine-settings.ts), each its own origin.
     const silent = await Promise.all(Array.from({ length: WORKING_SLOTS + 6 }, () => receiver(() => {})));
     for (const target of silent)
       await createTask(server, { prompt: "into the void", callback_url: `${target.origin}/hook` });

@@ -10,7 +10,7 @@ import {
 import { type CallbackUrlCheck, checkCallbackUrlSyntax } from "./callback-url/callback-url-syntax.js";
 
 /**
- * The engine's settings. Hosts pass a partial config; everything left out
+ * The engine's settings. Embedders pass a partial config; everything left out
  * takes the defaults listed in the engine README ("Configuration"). Durations are service-time milliseconds
  * unless the name says otherwise.
  */
@@ -94,7 +94,7 @@ export interface EngineConfig {
   idempotencyTtlMs: number;
 }
 
-/** What hosts pass: any subset, nested policies included. */
+/** What embedders pass: any subset, nested policies included. */
 export type EngineConfigInput = Partial<Omit<EngineConfig, "rateLimits" | "webhooks">> & {
   rateLimits?: Partial<RateLimitConfig>;
   webhooks?: Partial<WebhookPolicy>;

@@ -40,21 +40,21 @@ export interface EngineOptions {
    */
   randomUUID?: RandomUUID;
   /**
-   * Where the rate-limit buckets live; default: this process's memory. Hosts
+   * Where the rate-limit buckets live; default: this process's memory. Embedders
    * running several API processes pass buckets they share (one per key for
    * the whole cluster).
    */
   rateLimiter?: RateLimiterFactory;
   /**
    * Called when a render this engine started ends and at least half of the
-   * render slots (`workerConcurrency`) are free: a host that ticks on a timer
+   * render slots (`workerConcurrency`) are free: an embedder that ticks on a timer
    * can tick now, to fill them, rather than at the end of its interval.
    */
   onRenderEnded?: () => void;
   /**
    * Told what happens (tasks created, claimed and ended, lease takeovers,
    * webhook attempts) and asked for the trace context a new task keeps: the
-   * port a host's metrics and tracing plug into. Default: nobody listens.
+   * port an embedder's metrics and tracing plug into. Default: nobody listens.
    */
   observer?: EngineObserver;
 }
@@ -67,7 +67,7 @@ export interface TickReport extends TaskWorkReport {
 
 /** A running engine: the HTTP app and the due-work driver. */
 export interface Engine {
-  /** The Hono app; hosts serve `app.fetch`. */
+  /** The Hono app; embedders serve `app.fetch`. */
   app: Hono<EngineEnv>;
   /** The resolved configuration. */
   config: EngineConfig;
@@ -81,7 +81,7 @@ export interface Engine {
   idle(): Promise<void>;
   /**
    * Writes the API keys' "last used" times noted since the last write (one
-   * transaction, coalesced per key); `tick()` does it too. For hosts whose
+   * transaction, coalesced per key); `tick()` does it too. For embedders whose
    * process answers requests but never ticks (an API-only process).
    */
   flushKeyUsage(): Promise<number>;

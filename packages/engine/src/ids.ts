@@ -1,6 +1,6 @@
 /**
  * Where the engine's ids come from: task ids, webhook ids and request ids.
- * `crypto.randomUUID` unless a host injects its own source, such as the msw
+ * `crypto.randomUUID` unless an embedder injects its own source, such as the msw
  * mock's seeded one that gives a test the same task ids in every run. It must
  * return UUID v4 strings (task ids are UUIDs in the contract) and never repeat
  * within a store.

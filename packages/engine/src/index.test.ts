@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import * as host from "./host.js";
 import * as root from "./index.js";
+import * as rules from "./rules.js";
 
-// The entries' run-time exports, pinned: the root is what the two hosts (the reference server
+// The entries' run-time exports, pinned: the root is what the two embedders (the reference server
 // and the msw mock) import to run the service; a change here is a change of the public surface.
 describe("package entries", () => {
-  it("@genvideo/engine exports what a host needs to run the service", () => {
+  it("@genvideo/engine exports what an embedder needs to run the service", () => {
     expect(Object.keys(root).sort()).toEqual([
       "ACTIVE_STATES",
       "AdminError",
@@ -31,8 +31,8 @@ describe("package entries", () => {
     ]);
   });
 
-  it("@genvideo/engine/host exports callback URL and address checks and key formats", () => {
-    expect(Object.keys(host).sort()).toEqual([
+  it("@genvideo/engine/rules exports callback URL and address checks and key formats", () => {
+    expect(Object.keys(rules).sort()).toEqual([
       "checkCallbackUrlSyntax",
       "classifyAddress",
       "generateApiKey",

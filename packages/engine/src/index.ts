@@ -1,8 +1,8 @@
 /**
- * `@genvideo/engine`: what a host needs to run the service (the reference
- * server and the msw mock are the two hosts). Rules only a host's own
- * adapters need (callback URL and IP address checks, key formats) are in
- * `@genvideo/engine/host`; the store conformance suite is `@genvideo/engine/testing`.
+ * `@genvideo/engine`: what an embedder needs to run the service (the
+ * reference server and the msw mock are the two embedders). The rules an
+ * embedder's own adapters must keep too (callback URL and IP address checks, key formats) are in
+ * `@genvideo/engine/rules`; the store conformance suite is `@genvideo/engine/testing`.
  * `index.test.ts` pins this list.
  */
 export type * from "./admin/admin-service.js";

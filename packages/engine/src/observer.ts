@@ -1,5 +1,5 @@
 /**
- * The engine's observer port: what happened, for a host's metrics and traces.
+ * The engine's observer port: what happened, for an embedder's metrics and traces.
  * The engine stays free of any metrics or tracing library; the reference
  * server implements this with prom-client and OpenTelemetry, the mock leaves
  * it out. Every method is optional and is called after the transaction it
@@ -70,7 +70,7 @@ export interface EngineObserver {
   traceParent?(): string | null;
 }
 
-/** What is in flight in one engine right now, read by a host at scrape time. */
+/** What is in flight in one engine right now, read by an embedder at scrape time. */
 export interface EngineActivity {
   /** Renders running (render slots busy, out of `workerConcurrency`). */
   renders: number;

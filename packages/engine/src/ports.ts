@@ -1,5 +1,5 @@
 /**
- * The engine's ports: the records it keeps and the interfaces its hosts
+ * The engine's ports: the records it keeps and the interfaces its embedders
  * implement. The reference server provides SQLite/PostgreSQL stores, a real
  * renderer and an SSRF-safe sender; the msw mock provides the in-memory store,
  * a fixture renderer and a fetch-based sender. All times are service-time

@@ -1,5 +1,5 @@
 import { type Duration, type EngineConfigInput, parseDuration } from "@genvideo/engine";
-import { checkCallbackUrlSyntax } from "@genvideo/engine/host";
+import { checkCallbackUrlSyntax } from "@genvideo/engine/rules";
 import { encodeBase64 } from "@genvideo/schema";
 import { seededRandom } from "./seeded-random.js";
 import type { WebhookDeliveryMode } from "./webhook-deliveries.js";

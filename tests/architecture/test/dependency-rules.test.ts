@@ -24,12 +24,12 @@ const FIXTURE = {
   "packages/sdk/src/client.ts":
     'import { app } from "../../engine/src/http/app.js";\nexport const client = app;\n',
 
-  "apps/server/src/host.ts":
-    'import { receiver } from "../test/support/receiver.js";\nexport const host = receiver;\n',
+  "apps/server/src/server.ts":
+    'import { receiver } from "../test/support/receiver.js";\nexport const server = receiver;\n',
   "apps/server/src/cli.ts":
     'import { startServer } from "./testing/index.js";\nexport const cli = startServer;\n',
   "apps/server/src/testing/index.ts":
-    'import { host } from "../host.js";\nexport const startServer = host;\n',
+    'import { server } from "../server.js";\nexport const startServer = server;\n',
   "apps/server/test/support/receiver.ts": "export const receiver = 1;\n",
 
   "packages/schema/src/limits.ts": 'import { z } from "zod/mini";\nexport const limit = z;\n',
@@ -79,7 +79,7 @@ describe("dependency-cruiser rules (pnpm lint)", () => {
     ["sdk-not-engine", "packages/sdk/src/client.ts", /^packages\/engine\/src\/http\/app\.ts$/],
     [
       "shipped-code-not-test-support",
-      "apps/server/src/host.ts",
+      "apps/server/src/server.ts",
       /^apps\/server\/test\/support\/receiver\.ts$/,
     ],
     ["shipped-code-not-test-support", "apps/server/src/cli.ts", /^apps\/server\/src\/testing\/index\.ts$/],
@@ -101,7 +101,7 @@ describe("dependency-cruiser rules (pnpm lint)", () => {
       "engine-no-node packages/engine/src/clock.ts",
       "engine-domain-not-http packages/engine/src/credits/ledger.ts",
       "sdk-not-engine packages/sdk/src/client.ts",
-      "shipped-code-not-test-support apps/server/src/host.ts",
+      "shipped-code-not-test-support apps/server/src/server.ts",
       "shipped-code-not-test-support apps/server/src/cli.ts",
       "schema-only-zod packages/schema/src/request.ts",
       "schema-constants-no-zod packages/schema/src/limits.ts",

@@ -7,8 +7,8 @@
 import { type AccountRecord, type AdminService, createAdminService } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
+import { openServerDatabase } from "../composition/server-database.js";
 import type { ServerConfig } from "../config.js";
-import { openHostDatabase } from "../host/host-database.js";
 import type { Database } from "../store/tables.js";
 import { type CliIo, CommandError } from "./command-line.js";
 import { cliInvocation } from "./invocation.js";
@@ -25,7 +25,7 @@ export async function withAdminContext<T>(
   config: ServerConfig,
   work: (context: AdminContext) => Promise<T>,
 ): Promise<T> {
-  const database = await openHostDatabase(config, {
+  const database = await openServerDatabase(config, {
     server: false,
     applicationName: `cli-${process.pid}`,
   });

@@ -12,8 +12,8 @@
  * nothing secret is printed at all.
  */
 import { AdminError, type BootstrapResult } from "@genvideo/engine";
+import { startNodeServer } from "../composition/node-server.js";
 import { ConfigError, type ServerConfig } from "../config.js";
-import { startNodeHost } from "../host/node-host.js";
 import { createLogger } from "../logging/logger.js";
 import type { CliIo } from "./command-line.js";
 import { cliInvocation } from "./invocation.js";
@@ -24,35 +24,35 @@ const FORCED_EXIT_CODE = 130;
 export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<number> {
   const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   const cli = cliInvocation(io.env);
-  const host = await startNodeHost(config, logger, { cliCommand: cli });
+  const server = await startNodeServer(config, logger, { cliCommand: cli });
   let bootstrap: BootstrapResult;
   try {
     // Processes starting together on one PostgreSQL: one creates the default account, the others find it.
-    bootstrap = await host.exclusive("bootstrap", () =>
-      host.engine.admin.bootstrap({
+    bootstrap = await server.exclusive("bootstrap", () =>
+      server.engine.admin.bootstrap({
         apiKey: config.bootstrapApiKey,
         webhookSecret: config.bootstrapWebhookSecret,
       }),
     );
   } catch (error) {
-    await host.close();
+    await server.close();
     // A bootstrap key or secret the engine refuses is a setting the operator must fix.
     if (AdminError.isInstance(error)) throw new ConfigError(error.message);
     throw error;
   }
   if (bootstrap.created)
-    showFirstStart(bootstrap, config, io, cli, await host.signInLink(bootstrap.account.id));
+    showFirstStart(bootstrap, config, io, cli, await server.signInLink(bootstrap.account.id));
 
-  host.logRenderer();
+  server.logRenderer();
   logger.info(
     {
-      url: host.url,
-      publicUrl: host.publicUrl,
-      ...(host.metricsUrl ? { metrics: host.metricsUrl } : {}),
+      url: server.url,
+      publicUrl: server.publicUrl,
+      ...(server.metricsUrl ? { metrics: server.metricsUrl } : {}),
       tracing: config.tracing ? `OTLP ${config.tracing.protocol}` : "off",
-      database: host.databaseLocation,
+      database: server.databaseLocation,
       role: config.role,
-      workerId: host.workerId,
+      workerId: server.workerId,
       timeScale: config.timeScale,
       workers: config.workers,
       rateLimits: config.rateLimits.enabled,
@@ -60,10 +60,10 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
     },
     "listening",
   );
-  io.err(`genvideo-server: listening on ${host.url} (API reference: ${host.url}/docs)`);
+  io.err(`genvideo-server: listening on ${server.url} (API reference: ${server.url}/docs)`);
   if (config.role !== "worker")
     io.err(
-      `genvideo-server: dashboard at ${new URL("/dashboard", host.publicUrl).href}; a sign-in link: ${cli} dashboard link --account default`,
+      `genvideo-server: dashboard at ${new URL("/dashboard", server.publicUrl).href}; a sign-in link: ${cli} dashboard link --account default`,
     );
   if (config.timeScale !== 1)
     io.err(
@@ -85,7 +85,7 @@ export async function runStartCommand(config: ServerConfig, io: CliIo): Promise<
       }
       stopping = true;
       logger.info({ signal }, "shutting down");
-      host.close().then(
+      server.close().then(
         () => {
           logger.info("stopped");
           logger.flush();

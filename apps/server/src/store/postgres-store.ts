@@ -44,7 +44,7 @@ export interface PostgresStoreOptions {
    * (`idle_in_transaction_session_timeout`), releasing its row locks: a
    * process frozen mid-transaction (SIGSTOP, a VM pause) must not hold up
    * every other process. Our transactions never wait on anything but the
-   * database, so the host passes its lease time. Default: the server's setting.
+   * database, so the server passes its lease time. Default: the server's setting.
    */
   idleInTransactionTimeoutMs?: number;
   /**
@@ -52,7 +52,7 @@ export interface PostgresStoreOptions {
    * dead (default 5 s): a connect taking longer is abandoned and tried again,
    * and a query left unanswered while a TCP handshake to the database goes
    * unanswered this long is dropped with its connection (dead-path-watch.ts).
-   * The host passes half a lease, at most 5 s: a connection that cannot
+   * The server passes half a lease, at most 5 s: a connection that cannot
    * renew a lease in time is worth no more than a new one.
    */
   deadPathMs?: number;
@@ -63,7 +63,7 @@ export interface PostgresStoreOptions {
 export interface PostgresStoreHandle {
   /** The process's connection pool (the store's transactions, the shared rate limits). */
   store: Store;
-  /** Kysely on the same pool, for what is not the engine's: migrations, host state. */
+  /** Kysely on the same pool, for what is not the engine's: migrations, the server's own state. */
   db: Kysely<Database>;
   pool: pg.Pool;
 }

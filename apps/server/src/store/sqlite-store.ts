@@ -22,7 +22,7 @@ import { startWalCheckpointer } from "./wal-checkpointer.js";
 
 export interface SqliteStoreHandle {
   store: Store;
-  /** Kysely on the same connection, for what is not the engine's: migrations, host state. */
+  /** Kysely on the same connection, for what is not the engine's: migrations, the server's own state. */
   db: Kysely<Database>;
   /** What the worker loop asks before a tick, to skip the idle ones (see sqlite-work-signals.ts). */
   workSignals: WorkSignals;

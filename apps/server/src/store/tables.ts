@@ -145,7 +145,7 @@ export interface WebhookTestEventsTable {
   request_headers: string | null;
 }
 
-/** Host bookkeeping that is not part of the engine's model (the service clock's high-water mark). */
+/** The server's bookkeeping that is not part of the engine's model (the service clock's high-water mark). */
 export interface ServiceStateTable {
   name: string;
   value: string;

@@ -35,7 +35,7 @@ export interface ServerMetrics {
   registry: Registry;
   /** The engine's observer: counts and times what the engine reports. */
   observer: EngineObserver;
-  /** A request the host answered itself (health, videos, dashboard, docs), by route template. */
+  /** A request the server answered itself (health, videos, dashboard, docs), by route template. */
   hostRequest(event: HttpRequestEvent): void;
 }
 

@@ -10,7 +10,7 @@ import {
   ipVersion,
   isLocalhostName,
   parseCallbackUrl,
-} from "@genvideo/engine/host";
+} from "@genvideo/engine/rules";
 import { type ResolvedAddress, type ResolveHost, resolveWithSystemDns } from "./host-resolver.js";
 
 // The form of the URL (scheme, credentials, literal hosts) is the engine's, shared with the msw mock.

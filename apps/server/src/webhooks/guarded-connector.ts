@@ -8,7 +8,7 @@
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
-import { classifyAddress } from "@genvideo/engine/host";
+import { classifyAddress } from "@genvideo/engine/rules";
 import { buildConnector } from "undici";
 import { findRefusedAddress, isLocalhostName } from "./callback-url.js";
 import { RefusedAddressError, type ResolveHost } from "./host-resolver.js";

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { classifyAddress, ipVersion } from "@genvideo/engine/host";
+import { classifyAddress, ipVersion } from "@genvideo/engine/rules";
 import { describe, expect, it } from "vitest";
 
 /**

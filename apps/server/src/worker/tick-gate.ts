@@ -8,8 +8,8 @@
  * Before each tick the gate asks the database two cheap questions (see
  * store/sqlite-work-signals.ts): was anything written since the last full
  * tick began, and is time-driven work due yet? The tick runs when either
- * says so, when the host asked for it (`expectWork`), and at least every
- * `fullTickEveryMs` whatever they say (the host's own housekeeping rides on
+ * says so, when the server asked for it (`expectWork`), and at least every
+ * `fullTickEveryMs` whatever they say (the server's own housekeeping rides on
  * the tick: key "last used" times, the idempotency sweep). Every promise the
  * interval makes holds: work that a write creates (a create, a redelivery, a
  * render that ended, another process's commit) is seen at the next interval,

@@ -1,6 +1,6 @@
 /**
  * Drives the passive engine: it does due work (start, finish, time out,
- * deliver webhooks) only when asked, so the host asks often. Ticks never
+ * deliver webhooks) only when asked, so the server asks often. Ticks never
  * overlap; a failing tick is logged and the loop goes on, because a transient
  * database error must not stop every task from ever finishing.
  */

@@ -75,7 +75,7 @@ export class AdminError extends Error {
 }
 
 /**
- * What the CLI and hosts do to accounts, keys and webhooks. Every change is
+ * What the CLI and embedders do to accounts, keys and webhooks. Every change is
  * one transaction. Keys are returned in clear once, at creation.
  */
 export interface AdminService {

@@ -64,7 +64,7 @@ export function parseCallbackUrl(raw: string, allowInsecure: boolean): CallbackT
   return { ok: true, url, hostname };
 }
 
-/** How each host allows http: and non-public callback targets, for local development. */
+/** How the server and the mock each allow http: and non-public callback targets, for local development. */
 export const INSECURE_CALLBACKS_HINT: string =
   "for local development, allow insecure callbacks: GENVIDEO_ALLOW_INSECURE_CALLBACKS=1 on the server, allowInsecureCallbacks: true in the msw mock";
 

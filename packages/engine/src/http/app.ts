@@ -22,7 +22,7 @@ function routePath(path: (typeof API_PATHS)[keyof typeof API_PATHS]): string {
 }
 
 /**
- * The service's HTTP face, runtime-agnostic: hosts call `app.fetch` (the
+ * The service's HTTP face, runtime-agnostic: embedders call `app.fetch` (the
  * server through @hono/node-server, the mock from msw handlers).
  */
 export function createHttpApp(services: HttpServices): Hono<EngineEnv> {

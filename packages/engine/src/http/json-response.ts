@@ -6,7 +6,7 @@ const carriesRequestId = new WeakSet<Response>();
 /**
  * A JSON response that already carries the request's `X-Request-Id`. Hono's
  * `c.json` with a second header, or a header set afterwards, turns the
- * headers into a `Headers` object that the Node host then copies header by
+ * headers into a `Headers` object that the Node server then copies header by
  * header; a plain object goes to the socket as it is. That was a tenth of
  * the engine's time on a status read.
  */

@@ -11,7 +11,7 @@ const CLIENT_ABORTED = Symbol.for("genvideo.ClientAbortedError");
 /**
  * The client stopped sending the body before it was whole: it closed the
  * connection short of its Content-Length, or broke the chunked framing and
- * the host dropped the connection. Not a fault of the server: answered with
+ * the embedder's HTTP server dropped the connection. Not a fault of the server: answered with
  * `CLIENT_CLOSED_REQUEST` and logged as such, never as an error.
  */
 export class ClientAbortedError extends Error {
@@ -67,7 +67,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 
 async function readLimited(request: Request, maxBytes: number, declared: string | null): Promise<Uint8Array> {
   // With a Content-Length within the limit, HTTP framing ends the body there: read it
-  // whole, which a host can do without a stream (@hono/node-server reads the socket
+  // whole, which an embedder can do without a stream (@hono/node-server reads the socket
   // directly; the stream costs about a tenth of a create). The count is still checked.
   if (declared !== null && /^\d+$/.test(declared)) {
     const bytes = new Uint8Array(await request.arrayBuffer().catch(clientAborted));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { describeStoreContract, taskRecord } from "../testing/index.js";
 import { createMemoryStore } from "./memory-store.js";
 
-// The msw mock's store keeps the same contract as the server's stores: both hosts then run
+// The msw mock's store keeps the same contract as the server's stores: both embedders then run
 // the engine on identical storage semantics.
 describeStoreContract("engine memory store", () => createMemoryStore());
 

@@ -171,7 +171,7 @@ describe("a render that ends after its generation time", () => {
       ended.push(renderEnds);
     }
     await h.engine.idle();
-    // 3 renders left: not yet; 2, 1, 0 left: each says so (a host's wakes coalesce).
+    // 3 renders left: not yet; 2, 1, 0 left: each says so (an embedder's wakes coalesce).
     expect(ended).toEqual([0, 1, 2, 3]);
   });
 

@@ -12,7 +12,7 @@ export interface VideoUrlSignerOptions {
   /** How long a `video_url` stays valid, in seconds of service time. Default `VIDEO_URL_TTL_MS` (7 days). */
   ttlSeconds?: number;
   /**
-   * A synchronous HMAC-SHA256, for hosts that have one (Node's `node:crypto`):
+   * A synchronous HMAC-SHA256, for embedders that have one (Node's `node:crypto`):
    * Web Crypto's is asynchronous, a trip to a thread pool and back for every
    * status read of a finished task, which cost a Node server a thread switch
    * and about 15 µs of CPU per read. The URLs are the same either way.
@@ -41,7 +41,7 @@ function base64Url(bytes: ArrayBuffer | Uint8Array): string {
 }
 
 /**
- * Signed download URLs for videos a host serves itself (local files, the
+ * Signed download URLs for videos an embedder serves itself (local files, the
  * mock), on Web Crypto so it runs in Node, browsers and workers:
  * `{publicUrl}/videos/{task_id}.mp4?expires=<unix seconds>&signature=<sig>`,
  * where the signature is HMAC-SHA256 over `task_id.expires` (base64url, no

@@ -108,7 +108,7 @@ describe("POST /api/gen/generate: refusals", () => {
     expect(await response.json()).toMatchObject({ ...create, code: "INVALID_CALLBACK_URL" });
   });
 
-  it("asks the host's callback check, which may refuse private targets", async () => {
+  it("asks the embedder's callback check, which may refuse private targets", async () => {
     const h = await createHarness({
       validateCallbackUrl: async (url) =>
         url.includes("10.0.0.1")

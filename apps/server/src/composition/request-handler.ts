@@ -1,13 +1,13 @@
 /**
  * One `fetch` for the whole server. The engine's API is most of the traffic,
- * so it goes straight to `engine.app.fetch`; only the few host paths are
+ * so it goes straight to `engine.app.fetch`; only the few paths the server answers itself are
  * picked off first, by prefix, without a second router in front of every call.
  */
 import type { Engine, HttpRequestEvent } from "@genvideo/engine";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
-import { hostRoutes } from "../http/host-routes.js";
 import { openApiDocument } from "../http/openapi-document.js";
+import { serverRoutes } from "../http/server-routes.js";
 import type { Logger } from "../logging/logger.js";
 import type { Database } from "../store/tables.js";
 import type { ServedVideoStorage } from "../video/video-file-storage.js";
@@ -27,17 +27,17 @@ export interface RequestHandlerOptions {
   dashboard?: FetchApp;
   /** A worker process: /healthz and /readyz only, 404 for everything else. */
   healthOnly?: boolean;
-  /** Told of each request the host answers itself, by route template (the engine reports its own). */
+  /** Told of each request the server answers itself, by route template (the engine reports its own). */
   observeRequest?: (event: HttpRequestEvent) => void;
 }
 
-const HOST_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
+const SERVER_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
 export function createRequestHandler(
   options: RequestHandlerOptions,
 ): (request: Request, env?: unknown) => Promise<Response> {
-  const host = hostRoutes({
+  const host = serverRoutes({
     db: options.db,
     openApiDocument: () => openApiDocument(options.publicUrl),
     accepting: options.accepting,
@@ -65,7 +65,7 @@ export function createRequestHandler(
       );
     }
     if (path.startsWith("/api/")) return engineFetch(request);
-    if (HOST_PATHS.has(path)) return logged(host, request, path, path, options);
+    if (SERVER_PATHS.has(path)) return logged(host, request, path, path, options);
     if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", options);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))

@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPostgresPool } from "../store/postgres-store.js";
 import type { Database } from "../store/tables.js";
-import { hostRoutes } from "./host-routes.js";
+import { serverRoutes } from "./server-routes.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -39,7 +39,7 @@ describe("/readyz and /healthz when the database does not answer", () => {
     cleanups.push(() => db.destroy().catch(() => undefined));
     // Runs first: the connect in flight then fails at once instead of at its timeout.
     cleanups.push(database.close);
-    const app = hostRoutes({ db, openApiDocument: () => ({}), accepting: () => true });
+    const app = serverRoutes({ db, openApiDocument: () => ({}), accepting: () => true });
 
     const startedAt = performance.now();
     const probes = await Promise.all([app.request("/readyz"), app.request("/readyz")]);

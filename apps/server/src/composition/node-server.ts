@@ -1,7 +1,7 @@
 /**
- * The Node host: the engine on @hono/node-server with SQLite or PostgreSQL,
+ * The reference server on Node: the engine on @hono/node-server with SQLite or PostgreSQL,
  * the synthetic renderer, local video files and the SSRF-safe webhook
- * sender, plus the worker loop that drives it. `startNodeHost` returns once
+ * sender, plus the worker loop that drives it. `startNodeServer` returns once
  * the server listens and (for roles that work) the first sweep has run;
  * `close()` is the graceful shutdown.
  *
@@ -30,14 +30,14 @@ import { createWebhookTransport } from "../webhooks/webhook-transport.js";
 import { gateTicks } from "../worker/tick-gate.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
-import { openHostDatabase } from "./host-database.js";
-import { openHostTelemetry } from "./host-telemetry.js";
 import { renderCapacityWarning } from "./render-capacity.js";
 import { createRequestHandler } from "./request-handler.js";
+import { openServerDatabase } from "./server-database.js";
+import { openServerTelemetry } from "./server-telemetry.js";
 import { startingUpResponse } from "./starting-up.js";
 import { openVideoStorage } from "./video-storage.js";
 
-export interface NodeHost {
+export interface NodeServer {
   url: string;
   publicUrl: string;
   engine: Engine;
@@ -73,20 +73,20 @@ const CLOCK_PERSIST_INTERVAL_MS = 1000;
  */
 const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 
-export interface NodeHostOptions {
+export interface NodeServerOptions {
   /** How to run the CLI the way this server was started (`pnpm genvideo-server`): the dashboard's hints print it. */
   cliCommand?: string;
 }
 
-export async function startNodeHost(
+export async function startNodeServer(
   config: ServerConfig,
   logger: Logger,
-  options: NodeHostOptions = {},
-): Promise<NodeHost> {
+  options: NodeServerOptions = {},
+): Promise<NodeServer> {
   const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const database = await openHostDatabase(config, { server: true, applicationName: workerId, logger });
+  const database = await openServerDatabase(config, { server: true, applicationName: workerId, logger });
   const { db, clock } = database;
-  const telemetry = openHostTelemetry(config, { workerId, database, logger });
+  const telemetry = openServerTelemetry(config, { workerId, database, logger });
   const store = telemetry.store(database.store);
   const works = config.role !== "api";
   let accepting = true;

@@ -1,5 +1,5 @@
 /**
- * The host around the API: first start, health and docs routes, logs that
+ * The server around the API: first start, health and docs routes, logs that
  * never carry a secret, configuration errors, and graceful shutdown.
  */
 import { spawn } from "node:child_process";
@@ -91,7 +91,7 @@ describe("first start", () => {
   });
 });
 
-describe("host routes, logs and shutdown", () => {
+describe("the server's own routes, logs and shutdown", () => {
   it("serves health, readiness, the OpenAPI document and docs; logs every request without secrets", async () => {
     const server = await startServer({ env: { GENVIDEO_RENDERER: "fixture", GENVIDEO_TIME_SCALE: "600" } });
     directories.push(server.dataDir);

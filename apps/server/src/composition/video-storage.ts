@@ -12,7 +12,7 @@ import type { Database } from "../store/tables.js";
 import { LocalVideoStorage } from "../video/local-video-storage.js";
 import { S3RequestError, S3VideoStorage } from "../video/s3-video-storage.js";
 import type { ServedVideoStorage, VideoFileStorage } from "../video/video-file-storage.js";
-import { videoSigningKey } from "./host-secrets.js";
+import { videoSigningKey } from "./server-secrets.js";
 
 export interface ConfiguredVideoStorage {
   storage: VideoFileStorage;

@@ -2,21 +2,21 @@ import { trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logging/logger.js";
-import type { HostDatabase } from "./host-database.js";
-import { openHostTelemetry } from "./host-telemetry.js";
+import type { ServerDatabase } from "./server-database.js";
+import { openServerTelemetry } from "./server-telemetry.js";
 
-describe("host telemetry switched off (the default)", () => {
+describe("server telemetry switched off (the default)", () => {
   it("wraps nothing, observes nothing, listens nowhere and starts no tracer", async () => {
     const config = loadConfig({}, "/x");
     expect(config.metrics).toBeUndefined();
     expect(config.tracing).toBeUndefined();
     // Off, the database is never read: a stand-in that throws on any use proves it.
-    const database = new Proxy({} as HostDatabase, {
+    const database = new Proxy({} as ServerDatabase, {
       get: (_target, name) => {
         throw new Error(`read ${String(name)} of the database`);
       },
     });
-    const telemetry = openHostTelemetry(config, {
+    const telemetry = openServerTelemetry(config, {
       workerId: "w",
       database,
       logger: createLogger("silent"),

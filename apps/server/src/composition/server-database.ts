@@ -1,7 +1,7 @@
 /**
  * The database a process runs on, whichever it is: SQLite (one process,
  * the default) or PostgreSQL (any number of processes). Both give the engine
- * a `Store`, the host a Kysely for its own bookkeeping, and a service clock;
+ * a `Store`, the server a Kysely for its own bookkeeping, and a service clock;
  * PostgreSQL adds the wake-up hints between processes.
  */
 import type { RateLimiterFactory, Store } from "@genvideo/engine";
@@ -17,7 +17,7 @@ import { openSqliteStore } from "../store/sqlite-store.js";
 import type { WorkSignals } from "../store/sqlite-work-signals.js";
 import type { Database } from "../store/tables.js";
 
-export interface HostDatabase {
+export interface ServerDatabase {
   store: Store;
   db: Kysely<Database>;
   clock: ServiceClock;
@@ -48,7 +48,7 @@ export interface HostDatabase {
   close(): Promise<void>;
 }
 
-export interface OpenHostDatabaseOptions {
+export interface OpenServerDatabaseOptions {
   /** The long-running server (background WAL checkpoints on SQLite), or a one-shot command. */
   server: boolean;
   /** Shown in PostgreSQL's `pg_stat_activity`: who holds which connection. */
@@ -56,10 +56,10 @@ export interface OpenHostDatabaseOptions {
   logger?: Logger;
 }
 
-export async function openHostDatabase(
+export async function openServerDatabase(
   config: ServerConfig,
-  { server, applicationName, logger }: OpenHostDatabaseOptions,
-): Promise<HostDatabase> {
+  { server, applicationName, logger }: OpenServerDatabaseOptions,
+): Promise<ServerDatabase> {
   const { database } = config;
   if (database.kind === "sqlite") {
     const { store, db, workSignals } = await openSqliteStore(database.path, {

@@ -1,14 +1,14 @@
-// The built server's host in this process (SQLite on disk, fixture renders, logs silenced) with a
+// The built server in this process (SQLite on disk, fixture renders, logs silenced) with a
 // funded default account and 200 tasks to read, for the benches that call `engine.app.fetch`
 // in a loop instead of going through HTTP.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, loadConfig, startNodeHost } from "../../apps/server/dist/index.js";
+import { createLogger, loadConfig, startNodeServer } from "../../apps/server/dist/index.js";
 import { API_KEY, auth, createBody } from "./processes.mjs";
 
 /** `env`: settings on top of the bench's (metrics, say). `post()` creates a task, `get()` reads the next one. */
-export async function startInProcessHost(env = {}) {
+export async function startInProcessServer(env = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "genvideo-inproc-"));
   const config = loadConfig({
     PORT: "0",
@@ -18,12 +18,12 @@ export async function startInProcessHost(env = {}) {
     GENVIDEO_TIME_SCALE: "600",
     ...env,
   });
-  const host = await startNodeHost(config, createLogger(process.env.GENVIDEO_LOG_LEVEL ?? "silent"));
-  await host.engine.admin.bootstrap({ apiKey: API_KEY });
-  const [account] = await host.engine.admin.listAccounts();
-  await host.engine.admin.creditAccount(account.id, 100_000_000);
+  const server = await startNodeServer(config, createLogger(process.env.GENVIDEO_LOG_LEVEL ?? "silent"));
+  await server.engine.admin.bootstrap({ apiKey: API_KEY });
+  const [account] = await server.engine.admin.listAccounts();
+  await server.engine.admin.creditAccount(account.id, 100_000_000);
   const post = () =>
-    host.engine.app.fetch(
+    server.engine.app.fetch(
       new Request("http://127.0.0.1/api/gen/generate", {
         method: "POST",
         headers: { ...auth, "content-type": "application/json" },
@@ -34,15 +34,15 @@ export async function startInProcessHost(env = {}) {
   for (let index = 0; index < 200; index++) ids.push((await (await post()).json()).task_id);
   let next = 0;
   const get = () =>
-    host.engine.app.fetch(
+    server.engine.app.fetch(
       new Request(`http://127.0.0.1/api/gen/status/${ids[next++ % ids.length]}`, { headers: auth }),
     );
   return {
-    host,
+    server,
     post,
     get,
     async stop() {
-      await host.close();
+      await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

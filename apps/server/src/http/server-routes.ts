@@ -1,5 +1,5 @@
 /**
- * What the host adds around the engine's API: liveness and readiness for
+ * What the server adds around the engine's API: liveness and readiness for
  * orchestrators, the OpenAPI document and its human-readable reference.
  */
 import { Hono } from "hono";
@@ -9,7 +9,7 @@ import { pendingMigrations } from "../store/migrations.js";
 import type { Database } from "../store/tables.js";
 import { docsRoutes } from "./docs-page.js";
 
-export interface HostRoutesOptions {
+export interface ServerRoutesOptions {
   db: Kysely<Database>;
   openApiDocument: () => Record<string, unknown>;
   /** False once shutdown began: load balancers should stop sending traffic. */
@@ -23,7 +23,7 @@ export interface HostRoutesOptions {
  */
 const READINESS_TIMEOUT_MS = 1_000;
 
-export function hostRoutes(options: HostRoutesOptions): Hono {
+export function serverRoutes(options: ServerRoutesOptions): Hono {
   const app = new Hono();
   // Probes arriving while one check waits join it: a dead database does not collect a query per probe.
   let checking: Promise<string[]> | undefined;

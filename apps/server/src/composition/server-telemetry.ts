@@ -26,18 +26,18 @@ import {
   tracingObserver,
 } from "../telemetry/traced-ports.js";
 import { startTracing, type Tracing } from "../telemetry/tracing.js";
-import type { HostDatabase } from "./host-database.js";
+import type { ServerDatabase } from "./server-database.js";
 
 type Handler = (request: Request, env?: unknown) => Promise<Response>;
 
-export interface HostTelemetry {
+export interface ServerTelemetry {
   /** What the engine reports to; undefined when neither metrics nor traces are on. */
   observer: EngineObserver | undefined;
   store(store: Store): Store;
   renderer(renderer: Renderer): Renderer;
   sender<S extends WebhookSender>(sender: S): S;
   handler(handler: Handler): Handler;
-  /** Requests the host answers itself (health, videos, dashboard), for the request metric. */
+  /** Requests the server answers itself (health, videos, dashboard), for the request metric. */
   hostRequest: ((event: HttpRequestEvent) => void) | undefined;
   /** Opens `/metrics` once the engine runs (its gauges read it); returns its URL. */
   listen(engine: Engine): Promise<string | undefined>;
@@ -45,10 +45,10 @@ export interface HostTelemetry {
   close(): Promise<void>;
 }
 
-export function openHostTelemetry(
+export function openServerTelemetry(
   config: ServerConfig,
-  { workerId, database, logger }: { workerId: string; database: HostDatabase; logger: Logger },
-): HostTelemetry {
+  { workerId, database, logger }: { workerId: string; database: ServerDatabase; logger: Logger },
+): ServerTelemetry {
   const tracing: Tracing | undefined = config.tracing
     ? startTracing(config.tracing, config.role, workerId)
     : undefined;

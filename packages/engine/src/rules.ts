@@ -1,8 +1,9 @@
 /**
- * `@genvideo/engine/host`: rules a host's own adapters need beside the engine,
- * one copy for every host. The server's SSRF-safe webhook sender checks
- * callback URLs and the addresses it connects to with them; key formats are
- * for hosts that make or import keys outside `engine.admin`.
+ * `@genvideo/engine/rules`: the engine's rules that an embedder's own adapters
+ * must keep too, one copy for the server and the mock. The server's SSRF-safe
+ * webhook sender checks callback URLs and the addresses it connects to with
+ * them; key formats are for embedders that make or import keys outside
+ * `engine.admin`.
  */
 export {
   type CallbackTarget,
