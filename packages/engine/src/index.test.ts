@@ -31,7 +31,7 @@ describe("package entries", () => {
     ]);
   });
 
-  it("@genvideo/engine/rules exports callback URL and address checks and key formats", () => {
+  it("@genvideo/engine/rules exports callback URL and address checks, key formats and live secrets", () => {
     expect(Object.keys(rules).sort()).toEqual([
       "checkCallbackUrlSyntax",
       "classifyAddress",
@@ -42,6 +42,7 @@ describe("package entries", () => {
       "isLocalhostName",
       "isPlausibleApiKey",
       "isPublicUnicastAddress",
+      "liveWebhookSecrets",
       "parseCallbackUrl",
     ]);
   });

@@ -3,7 +3,8 @@
  * must keep too, one copy for the server and the mock. The server's SSRF-safe
  * webhook sender checks callback URLs and the addresses it connects to with
  * them; key formats are for embedders that make or import keys outside
- * `engine.admin`.
+ * `engine.admin`; which webhook secrets sign at a time is for embedders that
+ * sign or show them themselves (the dashboard's test event and secrets page).
  */
 export {
   type CallbackTarget,
@@ -18,4 +19,4 @@ export {
   isPublicUnicastAddress,
 } from "./callback-url/ip-address.js";
 export { generateApiKey, hashApiKey, isPlausibleApiKey } from "./keys/api-key.js";
-export { generateWebhookSecret } from "./keys/webhook-secret.js";
+export { generateWebhookSecret, liveWebhookSecrets } from "./keys/webhook-secret.js";

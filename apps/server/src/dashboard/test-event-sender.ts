@@ -4,6 +4,7 @@
  * webhook (the sender applies them), and kept in the delivery log as a test.
  */
 import type { Store, WebhookSender } from "@genvideo/engine";
+import { liveWebhookSecrets } from "@genvideo/engine/rules";
 import { signWebhook } from "@genvideo/schema";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
@@ -31,11 +32,8 @@ export interface TestEventSenderOptions {
 
 export function createTestEventSender(options: TestEventSenderOptions): TestEventSender {
   const liveSecrets = async (accountId: string) => {
-    const now = options.serviceNow();
-    return (await options.store.transaction((tx) => tx.listWebhookSecrets(accountId)))
-      .filter((s) => s.expiresAt === null || s.expiresAt > now)
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .map((s) => s.secret);
+    const secrets = await options.store.transaction((tx) => tx.listWebhookSecrets(accountId));
+    return liveWebhookSecrets(secrets, options.serviceNow()).map((s) => s.secret);
   };
 
   return {

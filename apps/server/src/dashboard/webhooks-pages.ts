@@ -1,5 +1,6 @@
 /** The webhooks page: signing secrets and their rotation, a test event, the delivery log. */
 import type { WebhookEventWithAttempts } from "@genvideo/engine";
+import { liveWebhookSecrets } from "@genvideo/engine/rules";
 import { html } from "hono/html";
 import type { TestEventRecord } from "../store/dashboard-queries.js";
 import { countOf, humanDuration, humanTime, OVERLAP_CHOICES } from "./format.js";
@@ -151,7 +152,7 @@ export interface WebhooksPageData {
 }
 
 export function webhooksPageBody(viewer: Viewer, data: WebhooksPageData): Html {
-  const live = data.secrets.filter((s) => s.expiresAt === null || s.expiresAt > data.serviceNow);
+  const live = liveWebhookSecrets(data.secrets, data.serviceNow);
   return html`${data.problem ? html`<p class="notice error" role="alert">${data.problem}</p>` : ""}
 ${
   data.newSecret

@@ -1,7 +1,11 @@
 import type { Clock } from "../clock.js";
 import { grantCredits } from "../credits/ledger.js";
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey, suppliedApiKeyProblem } from "../keys/api-key.js";
-import { generateWebhookSecret, suppliedWebhookSecretProblem } from "../keys/webhook-secret.js";
+import {
+  generateWebhookSecret,
+  liveWebhookSecrets,
+  suppliedWebhookSecretProblem,
+} from "../keys/webhook-secret.js";
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -262,11 +266,7 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
     },
     currentWebhookSecret: (accountId) =>
       store.transaction(async (tx) => {
-        const now = clock.now();
-        const live = (await tx.listWebhookSecrets(accountId)).filter(
-          (s) => s.expiresAt === null || s.expiresAt > now,
-        );
-        return live.sort((a, b) => b.createdAt - a.createdAt)[0]?.secret;
+        return liveWebhookSecrets(await tx.listWebhookSecrets(accountId), clock.now())[0]?.secret;
       }),
     async bootstrap(options = {}) {
       const keyProblem =

@@ -6,6 +6,20 @@ export function generateWebhookSecret(): string {
   return `${WEBHOOK_SECRET_PREFIX}${encodeBase64(randomBytes(24))}`;
 }
 
+/**
+ * The secrets that sign at service time `now`, newest first: the current one,
+ * then any rotated out whose overlap has not ended. A delivery carries one
+ * signature per secret, so a receiver holding either verifies it.
+ */
+export function liveWebhookSecrets<Secret extends { expiresAt: number | null; createdAt: number }>(
+  secrets: readonly Secret[],
+  now: number,
+): Secret[] {
+  return secrets
+    .filter((secret) => secret.expiresAt === null || secret.expiresAt > now)
+    .sort((a, b) => b.createdAt - a.createdAt);
+}
+
 /** The HMAC key bytes of a `whsec_` secret (undefined when it is not one). */
 export function webhookSecretKey(secret: string): Uint8Array | undefined {
   if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return undefined;

@@ -1,6 +1,7 @@
 import { signWebhook } from "@genvideo/schema";
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
+import { liveWebhookSecrets } from "../keys/webhook-secret.js";
 import { LeaseDeadline } from "../leases/lease-deadline.js";
 import { renewHalfSpentLeases } from "../leases/lease-renewal.js";
 import { TroubleLog } from "../leases/trouble-log.js";
@@ -224,11 +225,8 @@ export class WebhookDispatcher {
     const signal = delivery.controller.signal;
     const startedAt = clock.now();
     const secrets = await store.transaction((tx) => tx.listWebhookSecrets(event.accountId));
-    // Newest first; a rotated-out secret keeps signing until its overlap ends.
-    const live = secrets
-      .filter((secret) => secret.expiresAt === null || secret.expiresAt > startedAt)
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .map((secret) => secret.secret);
+    // A rotated-out secret keeps signing until its overlap ends.
+    const live = liveWebhookSecrets(secrets, startedAt).map((secret) => secret.secret);
     // A process frozen (SIGSTOP, a paused VM) between its claim and here wakes with the lease run
     // out: the event may already be another sender's, and delivered. It sends nothing and records
     // nothing; whoever claims the event next delivers it (docs/operating.md, "Crashes and freezes").
