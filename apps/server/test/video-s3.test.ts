@@ -9,10 +9,10 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { completedTask, getStatus } from "./support/api.js";
 import { download, isMp4 } from "./support/downloads.js";
-import { type LocalS3Server, startLocalS3 } from "./support/s3-server.js";
+import { useLocalS3 } from "./support/s3-server.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
@@ -22,16 +22,8 @@ import {
 } from "./support/server-process.js";
 import { serverSet } from "./support/use-server.js";
 
-let s3: LocalS3Server;
+const s3 = useLocalS3();
 const servers = serverSet();
-
-beforeAll(async () => {
-  s3 = await startLocalS3();
-});
-
-afterAll(async () => {
-  await s3?.close();
-});
 
 function start(env: Record<string, string>, dataDir = temporaryDataDir()): Promise<RunningServer> {
   servers.removeLater(dataDir);

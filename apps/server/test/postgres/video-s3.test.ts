@@ -8,11 +8,11 @@
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { completedTask } from "../support/api.js";
 import { download, isMp4 } from "../support/downloads.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
-import { type LocalS3Server, startLocalS3 } from "../support/s3-server.js";
+import { useLocalS3 } from "../support/s3-server.js";
 import {
   eventually,
   FAST_SERVICE_ENV,
@@ -21,16 +21,8 @@ import {
 } from "../support/server-process.js";
 import { serverSet } from "../support/use-server.js";
 
-let s3: LocalS3Server;
+const s3 = useLocalS3();
 const servers = serverSet();
-
-beforeAll(async () => {
-  s3 = await startLocalS3();
-});
-
-afterAll(async () => {
-  await s3?.close();
-});
 
 /** A process of one role on the shared database, on a data directory of its own. */
 function start(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}) {

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useForFile } from "./use-server.js";
 
 /** The one key pair s3rver accepts. */
 export const S3_TEST_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
@@ -69,4 +70,9 @@ export async function startLocalS3(bucket = "videos"): Promise<LocalS3Server> {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** A local S3 for the file's tests: started before them, closed after them. */
+export function useLocalS3(): LocalS3Server {
+  return useForFile({ name: "useLocalS3()'s bucket", start: () => startLocalS3(), stop: (s3) => s3.close() });
 }

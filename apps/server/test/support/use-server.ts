@@ -1,8 +1,8 @@
 /**
- * Servers in tests: the one a file shares (`useServer`), started before its
- * tests and stopped after them, and the ones tests start as they go
- * (`serverSet`), stopped after each test. One home for the hooks every such
- * file wrote by hand.
+ * Servers (and the like) in tests: the one a file shares (`useServer`,
+ * `useForFile`), started before its tests and stopped after them, and the ones
+ * tests start as they go (`serverSet`), stopped after each test. One home for
+ * the hooks every such file wrote by hand.
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { type RunningServer, removeDataDir, type StartOptions, startServer } from "./server-process.js";
@@ -18,33 +18,60 @@ interface UseServerOptions extends StartOptions {
 }
 
 /**
- * Starts a server in `beforeAll` and, in `afterAll`, stops it gracefully, expects it to exit
- * with 0, removes its data directory and then runs `afterStop`. Returns the server: read it
- * inside tests and hooks registered after this call (before the start, it throws).
+ * Starts something in `beforeAll` and stops it in `afterAll`, then runs `afterStop` (whether or
+ * not the start succeeded). Returns it as a view of the started one: read it inside tests and
+ * hooks registered after this call (before the start, it throws).
  */
-export function useServer(options: UseServerOptions = {}): RunningServer {
-  const { afterStop, hookTimeoutMs, ...start } = options;
-  let started: RunningServer | undefined;
+export function useForFile<T extends object>({
+  name,
+  start,
+  stop,
+  afterStop,
+  hookTimeoutMs,
+}: {
+  /** Named in the error a read before the start throws. */
+  name: string;
+  start: () => Promise<T>;
+  stop: (started: T) => Promise<void>;
+  afterStop?: () => Promise<unknown> | unknown;
+  hookTimeoutMs?: number;
+}): T {
+  let started: T | undefined;
   beforeAll(async () => {
-    started = await startServer(start);
+    started = await start();
   }, hookTimeoutMs);
   afterAll(async () => {
     try {
-      if (!started) return;
-      const code = await started.stop();
-      removeDataDir(started.dataDir);
-      expect(code, "the server's exit code after a graceful stop").toBe(0);
+      if (started) await stop(started);
     } finally {
       await afterStop?.();
     }
   });
-  return new Proxy({} as RunningServer, {
+  return new Proxy({} as T, {
     get(_target, key) {
-      if (!started)
-        throw new Error("useServer(): the server starts in beforeAll; read it inside a test or a later hook");
+      if (!started) throw new Error(`${name} starts in beforeAll; read it inside a test or a later hook`);
       const value = Reflect.get(started, key);
       return typeof value === "function" ? value.bind(started) : value;
     },
+  });
+}
+
+/**
+ * The file's server: started in `beforeAll`; in `afterAll` stopped gracefully, its data
+ * directory removed and its exit code expected to be 0, then `afterStop` runs.
+ */
+export function useServer(options: UseServerOptions = {}): RunningServer {
+  const { afterStop, hookTimeoutMs, ...startOptions } = options;
+  return useForFile({
+    name: "useServer()'s server",
+    start: () => startServer(startOptions),
+    stop: async (server) => {
+      const code = await server.stop();
+      removeDataDir(server.dataDir);
+      expect(code, "the server's exit code after a graceful stop").toBe(0);
+    },
+    afterStop,
+    hookTimeoutMs,
   });
 }
 
