@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPostgresPool } from "../store/postgres-store.js";
 import type { Database } from "../store/tables.js";
+import { listenOnLoopback } from "../testing/loopback.js";
 import { serverRoutes } from "./server-routes.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -17,8 +18,7 @@ async function silentDatabase(): Promise<{ url: string; close: () => Promise<voi
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const port = await listenOnLoopback(server);
   return {
     url: `postgres://genvideo@127.0.0.1:${port}/genvideo`,
     close: () =>

@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import { Counter, Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../config.js";
+import { listenOnLoopback } from "../testing/loopback.js";
 import { type MetricsListener, startMetricsListener } from "./metrics-listener.js";
 
 const listeners: MetricsListener[] = [];
@@ -52,8 +53,7 @@ describe("the metrics listener", () => {
 
   it("stops the start with one line naming the setting when the port is taken", async () => {
     const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
-    const port = (taken.address() as { port: number }).port;
+    const port = await listenOnLoopback(taken);
     try {
       const start = startMetricsListener(new Registry(), { host: "127.0.0.1", port }, () => {});
       await expect(start).rejects.toThrow(ConfigError);
