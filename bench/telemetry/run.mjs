@@ -11,8 +11,8 @@
 // starting with the next one), and the figure reported for each is the median of its rounds' ratios
 // to off in the same round.
 
-import { createServer } from "node:http";
 import { cpus, loadavg } from "node:os";
+import { serveOnLoopback } from "@genvideo/server/testing";
 import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "../server/closed-loop.mjs";
 import { cpuMicros } from "../server/process-cpu.mjs";
 import { auth, createBody, settled, startSeededServer } from "../server/processes.mjs";
@@ -24,19 +24,14 @@ const MAX_METRICS_COST = 0.03;
 /** An OTLP/HTTP endpoint that accepts and drops what it is sent, as a collector that keeps up. */
 async function startTraceSink() {
   let exports = 0;
-  const server = createServer((request, response) => {
+  const { origin, close } = await serveOnLoopback((request, response) => {
     request.resume();
     request.on("end", () => {
       exports++;
       response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
     });
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    endpoint: `http://127.0.0.1:${server.address().port}`,
-    exports: () => exports,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  return { endpoint: origin, exports: () => exports, close };
 }
 
 /**

@@ -9,12 +9,12 @@
 // server started on it: what is timed is the dispatcher draining the outbox,
 // not task creation or rendering.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { listenOnLoopback, serveOnLoopback } from "@genvideo/server/testing";
 import { startProcess } from "../server/processes.mjs";
 import { seedTasks } from "../server/seed-tasks.mjs";
 import { textTable } from "../text-table.mjs";
@@ -45,7 +45,7 @@ function serverEnvironment(dataDir) {
 /** A receiver answering 204 at once; records when each event first arrived. */
 async function fastReceiver() {
   const arrivals = new Map();
-  const server = createHttpServer((request, response) => {
+  const { origin, close } = await serveOnLoopback((request, response) => {
     request.resume();
     request.on("end", () => {
       const id = request.headers["webhook-id"];
@@ -53,16 +53,7 @@ async function fastReceiver() {
       response.writeHead(204).end();
     });
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/hook`,
-    arrivals,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  };
+  return { url: `${origin}/hook`, arrivals, close };
 }
 
 /** Dead receivers: half accept the connection and never answer, half refuse it (a port just closed). */
@@ -76,8 +67,7 @@ async function deadReceivers(count) {
       socket.on("error", () => {});
       socket.on("close", () => sockets.delete(socket));
     });
-    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${server.address().port}/hook`;
+    const url = `http://127.0.0.1:${await listenOnLoopback(server)}/hook`;
     if (index % 2 === 0) silent.push(server);
     else await new Promise((resolve) => server.close(resolve));
     urls.push(url);
