@@ -16,10 +16,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createTask, waitForTerminal } from "./support/api.js";
 import { probeVideo } from "./support/decode-video.js";
-import { type RunningServer, removeDataDir, startServer } from "./support/server-process.js";
+import { useServer } from "./support/use-server.js";
 
 const run = promisify(execFile);
 const serverRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -30,27 +30,23 @@ const tsupCli = join(
   (require(tsupPackage) as { bin: Record<string, string> }).bin.tsup ?? "dist/cli-default.js",
 );
 
-let buildDir: string;
-let server: RunningServer;
+const cacheDir = join(serverRoot, "node_modules/.cache");
+// A fresh clone has no node_modules/.cache yet.
+mkdirSync(cacheDir, { recursive: true });
+const buildDir = mkdtempSync(join(cacheDir, "genvideo-built-server-"));
 
 beforeAll(async () => {
-  const cacheDir = join(serverRoot, "node_modules/.cache");
-  // A fresh clone has no node_modules/.cache yet.
-  mkdirSync(cacheDir, { recursive: true });
-  buildDir = mkdtempSync(join(cacheDir, "genvideo-built-server-"));
   // The package's tsup.config.ts as is; only the output directory differs.
   await run(process.execPath, [tsupCli, "--out-dir", buildDir, "--silent"], { cwd: serverRoot });
-  server = await startServer({
-    cli: join(buildDir, "cli.js"),
-    env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_RATE_LIMITS: "off" },
-    startTimeoutMs: 20_000,
-  });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-  if (server) removeDataDir(server.dataDir);
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+// Started after the build above (hooks run in the order they are registered).
+const server = useServer({
+  cli: join(buildDir, "cli.js"),
+  env: { GENVIDEO_TIME_SCALE: "30", GENVIDEO_RATE_LIMITS: "off" },
+  startTimeoutMs: 20_000,
+  hookTimeoutMs: 30_000,
+  afterStop: () => rmSync(buildDir, { recursive: true, force: true }),
 });
 
 it("says at startup that it renders synthetic videos, and renders a real H.264 MP4", async () => {
