@@ -16,7 +16,7 @@ import {
   WaitTimeoutError,
   type WebhookPayload,
 } from "../src/index.js";
-import { closeNow, freeLoopbackPort, listenOnLoopback } from "./support/loopback.js";
+import { closeNow, freeLoopbackPort, originOnLoopback } from "./support/loopback.js";
 import { apiKey, type StubServer, startStubServer, webhookSecret } from "./support/stub-server.js";
 
 let stub: StubServer;
@@ -119,7 +119,7 @@ describe("webhooks over loopback", () => {
         response.writeHead(400).end();
       }
     });
-    const callback_url = `${await listenOnLoopback(receiver)}/hooks`;
+    const callback_url = `${await originOnLoopback(receiver)}/hooks`;
     try {
       const { task_id } = await client.createTask({ prompt: "a fox [[fail:UNSAFE_CONTENT]]", callback_url });
       await expect(delivered).resolves.toEqual({
@@ -163,7 +163,7 @@ describe("retries over real sockets", () => {
       requests += 1;
       request.socket.destroy();
     });
-    const baseUrl = await listenOnLoopback(dropping);
+    const baseUrl = await originOnLoopback(dropping);
     const dropped = new GenVideo({ apiKey, baseUrl, maxRetries: 2 });
     try {
       await expect(dropped.createTask({ prompt: "x" }, { idempotencyKey: false })).rejects.toSatisfy(
@@ -188,7 +188,7 @@ describe("bodies over real sockets", () => {
       response.write('{"status":"process');
       if (then === "drop") setTimeout(() => response.socket?.destroy(), 20);
     });
-    const baseUrl = await listenOnLoopback(server);
+    const baseUrl = await originOnLoopback(server);
     return {
       client: new GenVideo({ apiKey, baseUrl }),
       requests: () => requests,

@@ -14,7 +14,7 @@ import {
   TestClock,
   verifiesReserialisedBody,
 } from "../../test/support/classic-receivers.js";
-import { listenOnLoopback } from "../../test/support/loopback.js";
+import { originOnLoopback } from "../../test/support/loopback.js";
 import {
   checkWebhookReceiver,
   formatWebhookCheckReport,
@@ -219,7 +219,7 @@ describe("a receiver behind a URL", () => {
       outgoing.writeHead(response.status, Object.fromEntries(response.headers));
       outgoing.end(Buffer.from(await response.arrayBuffer()));
     });
-    return { url: `${await listenOnLoopback(server)}/hooks`, paths };
+    return { url: `${await originOnLoopback(server)}/hooks`, paths };
   }
 
   it("passes a correct receiver over real HTTP", async () => {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { signWebhook } from "../../src/index.js";
-import { closeNow, listenOnLoopback } from "./loopback.js";
+import { closeNow, originOnLoopback } from "./loopback.js";
 
 export const apiKey = "gen_sk_stub_key_for_tests";
 export const webhookSecret = "whsec_c3R1YiBzZXJ2ZXIgd2ViaG9vayBzZWNyZXQ=";
@@ -134,5 +134,5 @@ export async function startStubServer(port = 0): Promise<StubServer> {
     send(response, 404, { error: "Not Found", code: "NOT_FOUND", message: "Unknown route" });
   });
 
-  return { url: await listenOnLoopback(server, port), server, received, close: () => closeNow(server) };
+  return { url: await originOnLoopback(server, port), server, received, close: () => closeNow(server) };
 }
