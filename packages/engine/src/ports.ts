@@ -297,10 +297,12 @@ export interface TransactionOptions {
   singleWrite?: boolean;
   /**
    * The work only reads (plain SELECTs, such as a key lookup or a status
-   * read), and each read may see its own snapshot. A store may then run it at
-   * once, outside any transaction and without waiting for others to form a
-   * group (SQLite: no BEGIN, no COMMIT, no turn of the event loop). A write
-   * is refused with an error.
+   * read), and each read may see its own snapshot. A store may then run it
+   * outside a transaction of its own (PostgreSQL: each statement in
+   * autocommit, no BEGIN or COMMIT round trip); a store whose reads cost less
+   * together (SQLite, which shares one read transaction among the work of a
+   * turn of the event loop) may ignore it. A write is refused with an error
+   * where the hint is taken.
    */
   readOnly?: boolean;
 }
