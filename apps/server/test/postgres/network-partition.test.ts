@@ -69,6 +69,24 @@ const SCENARIOS = [
 type Scenario = (typeof SCENARIOS)[number];
 const REFUNDED = new Set<string | null>(["GENERATION_FAILED"]);
 
+/**
+ * Ends `pool` and waits until each of its connections has closed. `pool.end()` resolves once it has
+ * asked them to close; a cluster stopped right after would end a session still closing, whose
+ * client then raises 57P01 ("terminating connection due to administrator command") with nobody
+ * listening, an uncaught error that fails the run after every test passed.
+ */
+async function endPool(pool: pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on("remove", () => {
+      if (--open === 0) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
+}
+
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -92,7 +110,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
       await db.connect();
       cleanups.push(() => db.end());
       const holders = new pg.Pool({ connectionString: url, max: 4 });
-      cleanups.push(() => holders.end());
+      cleanups.push(() => endPool(holders));
       const receiver = await startSlowReceiver({
         host: receiverLink.hostAddress,
         answerAfterMs: ANSWER_AFTER_MS,
