@@ -70,6 +70,8 @@ interface Playback {
   duration: number;
   /** The frame shown after seeking, as a PNG data URL. */
   seekedFrame: string;
+  /** The media time of the frame presented after the seek (requestVideoFrameCallback). */
+  presentedAt: number;
   currentTimeAfterSeek: number;
   endedAt: number;
   errors: string[];
@@ -107,9 +109,15 @@ function play(src: string, seekTo: number): Promise<Playback> {
       await loaded;
       const { readyState, videoWidth, videoHeight, duration } = video;
 
+      // "seeked" can come before the new frame reaches the compositor, and drawImage then copies
+      // the old one (seen on a busy machine): wait for the frame presented at the new position too.
+      const presented = new Promise<number>((resolve) =>
+        video.requestVideoFrameCallback((_now, metadata) => resolve(metadata.mediaTime)),
+      );
       const seeked = next("seeked");
       video.currentTime = seekTo;
       await seeked;
+      const presentedAt = await presented;
       const canvas = document.createElement("canvas");
       canvas.width = videoWidth;
       canvas.height = videoHeight;
@@ -127,6 +135,7 @@ function play(src: string, seekTo: number): Promise<Playback> {
         videoHeight,
         duration,
         seekedFrame,
+        presentedAt,
         currentTimeAfterSeek,
         endedAt: video.currentTime,
         errors,
@@ -144,6 +153,7 @@ it("plays the 16:9 video: size, duration, the seeked frame as ffmpeg decodes it,
   expect(playback.readyState).toBeGreaterThanOrEqual(2); // HAVE_CURRENT_DATA: a frame is decoded
   expect(playback.duration).toBeCloseTo(5, 1);
   expect(playback.currentTimeAfterSeek).toBeCloseTo((frame + 0.5) / FPS, 2);
+  expect(playback.presentedAt).toBeCloseTo(frame / FPS, 2); // the frame drawn below is frame 60's
   expect(playback.endedAt).toBeCloseTo(playback.duration, 1);
 
   // What the browser drew is the frame ffmpeg decodes at that index, up to colour conversion.
