@@ -152,16 +152,19 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       child.kill("SIGKILL");
       reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${output}`));
     }, startTimeoutMs);
+    // Started means the "listening" record on stdout and the start banner on stderr, whose last
+    // line is the callbacks notice: the two pipes are read apart, so either can arrive first.
     const check = () => {
       const match =
         /"msg":"listening".*?"url":"([^"]+)"/.exec(stdout) ??
         /"url":"([^"]+)".*?"msg":"listening"/.exec(stdout);
-      if (match?.[1]) {
+      if (match?.[1] && /^genvideo-server: insecure callbacks .*\n/m.test(stderr)) {
         clearTimeout(timer);
         resolve(match[1]);
       }
     };
     child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${output}`));
