@@ -160,6 +160,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         /"url":"([^"]+)".*?"msg":"listening"/.exec(stdout);
       if (match?.[1] && /^genvideo-server: insecure callbacks .*\n/m.test(stderr)) {
         clearTimeout(timer);
+        // Started once: a long test's log must not be searched again at every chunk.
+        child.stdout?.off("data", check);
+        child.stderr?.off("data", check);
         resolve(match[1]);
       }
     };
