@@ -3,7 +3,7 @@
  * through its fetch handler (the vitest form a customer copies), and running as `server.ts` on Node,
  * checked over HTTP by `genvideo-server webhooks check`.
  */
-import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
+import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/receiver-check";
 import { removeDataDir, runCli, temporaryDataDir } from "@genvideo/server/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createReceiver } from "../webhook-receiver/receiver.ts";

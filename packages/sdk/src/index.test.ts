@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as root from "./index.js";
-import * as testing from "./testing/index.js";
+import * as receiverCheck from "./receiver-check/index.js";
+import * as deprecatedTesting from "./testing/index.js";
 
 // The entries' run-time exports, pinned: a change here is a change of what customers import.
 describe("package entries", () => {
@@ -26,13 +27,16 @@ describe("package entries", () => {
       "verifyWebhook",
     ]);
   });
-  it("@genvideo/sdk/testing exports the webhook receiver check", () => {
-    expect(Object.keys(testing).sort()).toEqual([
+  it("@genvideo/sdk/receiver-check exports the webhook receiver check", () => {
+    expect(Object.keys(receiverCheck).sort()).toEqual([
       "SLOW_ANSWER_MS",
       "UNKNOWN_TASK_ID",
       "WEBHOOK_CHECK_HEADER",
       "checkWebhookReceiver",
       "formatWebhookCheckReport",
     ]);
+  });
+  it("@genvideo/sdk/testing, its deprecated first name, exports the same until the next minor", () => {
+    expect(deprecatedTesting).toEqual(receiverCheck);
   });
 });

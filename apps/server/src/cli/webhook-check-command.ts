@@ -4,7 +4,7 @@
  * loopback included: it is the developer's own machine, not a server strangers can point at things.
  */
 import { DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
-import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
+import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/receiver-check";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";

@@ -1,5 +1,5 @@
 /** "Check this endpoint": its form on the webhooks page, and the page with the graded report. */
-import type { WebhookCheckGrade } from "@genvideo/sdk/testing";
+import type { WebhookCheckGrade } from "@genvideo/sdk/receiver-check";
 import { html } from "hono/html";
 import { csrfField, type Html, stateBadge, type Viewer } from "./layout.js";
 import type { ReceiverCheckOutcome } from "./receiver-check.js";

@@ -7,7 +7,7 @@
  * server runs with GENVIDEO_ALLOW_INSECURE_CALLBACKS=1: the server, not the user's machine, connects.
  */
 import type { Engine, WebhookSender } from "@genvideo/engine";
-import { checkWebhookReceiver, type WebhookReceiverReport } from "@genvideo/sdk/testing";
+import { checkWebhookReceiver, type WebhookReceiverReport } from "@genvideo/sdk/receiver-check";
 import type { Logger } from "../logging/logger.js";
 import type { CallbackUrlVerdict } from "../webhooks/callback-url.js";
 

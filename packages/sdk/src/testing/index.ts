@@ -1,11 +1,6 @@
-export {
-  type CheckWebhookReceiverOptions,
-  checkWebhookReceiver,
-  SLOW_ANSWER_MS,
-  type WebhookCheckCase,
-  type WebhookReceiverReport,
-} from "./check-webhook-receiver.js";
-export type { WebhookCheckAnswer, WebhookReceiverTarget } from "./deliver.js";
-export { formatWebhookCheckReport } from "./format-report.js";
-export type { WebhookCheckGrade } from "./grade.js";
-export { UNKNOWN_TASK_ID, WEBHOOK_CHECK_HEADER } from "./receiver-cases.js";
+/**
+ * The entry's first name, kept for one minor release so that imports of it keep working.
+ * @deprecated Import from `@genvideo/sdk/receiver-check`: the receiver check is shipped code
+ * (the server runs it), not test support. This entry is removed in the next minor release.
+ */
+export * from "../receiver-check/index.js";

@@ -98,7 +98,7 @@ export interface WebhookReceiverReport {
  *
  * @example
  * ```ts
- * import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/testing";
+ * import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/receiver-check";
  * // app: your Hono app, with POST /hooks/genvideo
  *
  * it("handles genvideo webhooks as the contract asks", async () => {
