@@ -5,8 +5,8 @@ import { html } from "hono/html";
 import { isoTime } from "../clock/time-text.js";
 import type { Cursor, TaskFilter, TaskSummary } from "../store/dashboard-queries.js";
 import { countOf, humanTime, signedAmount } from "./format.js";
-import { decodeCursor, nextPageHref } from "./keyset-page.js";
 import { csrfField, type Html, stateBadge, type Viewer } from "./layout.js";
+import { decodeCursor, nextPageHref } from "./pagination.js";
 import { webhookEventsTable } from "./webhooks-pages.js";
 
 /** The list's query string, parsed; `problem` says what was refused (the filter then is ignored). */

@@ -2,8 +2,8 @@
 import { Hono } from "hono";
 import { creditsPageBody } from "../credits-page.js";
 import { type DashboardEnv, type DashboardServices, render, viewerOf } from "../dashboard-env.js";
-import { decodeCursor, nextPageHref, PAGE_SIZE } from "../keyset-page.js";
 import { page } from "../layout.js";
+import { decodeCursor, nextPageHref, PAGE_SIZE } from "../pagination.js";
 
 /** Mounted at /dashboard/credits. */
 export function creditRoutes(services: DashboardServices): Hono<DashboardEnv> {

@@ -9,8 +9,8 @@ import {
   render,
   viewerOf,
 } from "../dashboard-env.js";
-import { decodeCursor, encodeCursor, ORIGIN, PAGE_SIZE } from "../keyset-page.js";
 import { page } from "../layout.js";
+import { decodeCursor, encodeCursor, ORIGIN, PAGE_SIZE } from "../pagination.js";
 import { liveTaskStream } from "../task-stream.js";
 import {
   listQueryString,

@@ -10,8 +10,8 @@ import {
   viewerOf,
 } from "../dashboard-env.js";
 import { OVERLAP_CHOICES } from "../format.js";
-import { decodeCursor, nextPageHref, PAGE_SIZE } from "../keyset-page.js";
 import { page } from "../layout.js";
+import { decodeCursor, nextPageHref, PAGE_SIZE } from "../pagination.js";
 import {
   type LoggedEvent,
   loggedTestEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCursor, encodeCursor, nextPageHref, ORIGIN, PAGE_SIZE } from "./keyset-page.js";
+import { decodeCursor, encodeCursor, nextPageHref, ORIGIN, PAGE_SIZE } from "./pagination.js";
 
 describe("keyset pages", () => {
   it("round-trips a cursor whose id holds underscores, and the origin as 0_", () => {
