@@ -1,4 +1,4 @@
-import { BoundedCache } from "../crypto/bounded-cache.js";
+import { BoundedCache } from "../bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
 import type { ApiKeyRecord, StoreTransaction } from "../ports.js";
 import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
