@@ -3,7 +3,7 @@ import type { Migration } from "kysely/migration";
 
 /**
  * PostgreSQL only: the rate-limit buckets every API process shares (see
- * postgres-rate-limiter.ts). UNLOGGED: losing them in a crash only refills
+ * rate-limiter/postgres-rate-limiter.ts). UNLOGGED: losing them in a crash only refills
  * every bucket, and no request waits for a WAL flush to spend a token.
  */
 export const rateLimitBuckets: Migration = {
