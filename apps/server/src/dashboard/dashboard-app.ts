@@ -4,14 +4,13 @@
  * security.ts and the session middleware in front, and every read scoped to
  * the signed-in account. Each section is a Hono app of its own under routes/.
  */
-import type { Engine, Store, VideoStorage, WebhookSender } from "@genvideo/engine";
+import type { CallbackUrlCheck, Engine, Store, VideoStorage, WebhookSender } from "@genvideo/engine";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Kysely } from "kysely";
 import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { Database } from "../store/tables.js";
-import type { CallbackUrlVerdict } from "../webhooks/callback-url.js";
 import type { DashboardEnv, DashboardServices } from "./dashboard-env.js";
 import { createReceiverChecker } from "./receiver-check.js";
 import { assetRoutes } from "./routes/asset-routes.js";
@@ -33,7 +32,7 @@ export interface DashboardOptions {
   videoStorage: VideoStorage;
   sender: WebhookSender;
   /** The task-creation check of a callback URL, which "Check this endpoint" applies too. */
-  validateCallbackUrl: (url: string) => Promise<CallbackUrlVerdict>;
+  validateCallbackUrl: (url: string) => Promise<CallbackUrlCheck>;
   publicUrl: string;
   /** Service time (task times, key expiries). */
   serviceNow: () => number;

@@ -6,10 +6,9 @@
  * redirect. Unlike the command line, a loopback or private receiver is refused here unless the
  * server runs with GENVIDEO_ALLOW_INSECURE_CALLBACKS=1: the server, not the user's machine, connects.
  */
-import type { Engine, WebhookSender } from "@genvideo/engine";
+import type { CallbackUrlCheck, Engine, WebhookSender } from "@genvideo/engine";
 import { checkWebhookReceiver, type WebhookReceiverReport } from "@genvideo/sdk/receiver-check";
 import type { Logger } from "../logging/logger.js";
-import type { CallbackUrlVerdict } from "../webhooks/callback-url.js";
 
 export type ReceiverCheckOutcome = { refused: string } | { report: WebhookReceiverReport };
 
@@ -21,7 +20,7 @@ export interface ReceiverChecker {
 export interface ReceiverCheckerOptions {
   sender: WebhookSender;
   /** The task-creation check of a callback URL (the engine's `validateCallbackUrl`). */
-  validateCallbackUrl: (url: string) => Promise<CallbackUrlVerdict>;
+  validateCallbackUrl: (url: string) => Promise<CallbackUrlCheck>;
   admin: Engine["admin"];
   logger: Logger;
 }

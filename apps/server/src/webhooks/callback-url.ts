@@ -4,6 +4,7 @@
  * addresses. The sender checks the addresses again at each connection (see
  * guarded-connector.ts), because DNS can change between creation and delivery.
  */
+import type { CallbackUrlCheck } from "@genvideo/engine";
 import {
   type AddressCategory,
   classifyAddress,
@@ -15,9 +16,6 @@ import { type ResolvedAddress, type ResolveHost, resolveWithSystemDns } from "./
 
 // The form of the URL (scheme, credentials, literal hosts) is the engine's, shared with the msw mock.
 export { isLocalhostName, parseCallbackUrl };
-
-/** `reason` is shown to the API caller as the INVALID_CALLBACK_URL message. */
-export type CallbackUrlVerdict = { ok: true } | { ok: false; reason: string };
 
 export interface CallbackUrlPolicy {
   /** `GENVIDEO_ALLOW_INSECURE_CALLBACKS=1`: allow `http:` and loopback or private targets (local development). */
@@ -50,10 +48,7 @@ export function findRefusedAddress(
  * await validateCallbackUrl("https://127.1/hook", { allowInsecure: false });
  * // { ok: false, reason: "callback_url host 127.0.0.1 is not a public address (loopback)" }
  */
-export async function validateCallbackUrl(
-  raw: string,
-  policy: CallbackUrlPolicy,
-): Promise<CallbackUrlVerdict> {
+export async function validateCallbackUrl(raw: string, policy: CallbackUrlPolicy): Promise<CallbackUrlCheck> {
   const target = parseCallbackUrl(raw, policy.allowInsecure);
   if (!target.ok) return target;
   if (policy.allowInsecure || ipVersion(target.hostname) !== 0) return { ok: true };
@@ -84,7 +79,7 @@ export async function validateCallbackUrl(
  */
 export function createCallbackUrlValidator(
   policy: CallbackUrlPolicy,
-): (url: string) => Promise<CallbackUrlVerdict> {
+): (url: string) => Promise<CallbackUrlCheck> {
   return (url) => validateCallbackUrl(url, policy);
 }
 

@@ -3,7 +3,8 @@
  * and the creation-time URL check, built from the same flag and resolver so
  * the two can never disagree about what a valid callback target is.
  */
-import { type CallbackUrlVerdict, createCallbackUrlValidator } from "./callback-url.js";
+import type { CallbackUrlCheck } from "@genvideo/engine";
+import { createCallbackUrlValidator } from "./callback-url.js";
 import { resolveWithSystemDns } from "./host-resolver.js";
 import {
   type ClosableWebhookSender,
@@ -20,7 +21,7 @@ export interface WebhookTransport {
   /** `EngineOptions.sender`: one attempt per call, never rejects. */
   sender: ClosableWebhookSender;
   /** `EngineConfig.validateCallbackUrl`: its `reason` is the INVALID_CALLBACK_URL message. */
-  validateCallbackUrl: (url: string) => Promise<CallbackUrlVerdict>;
+  validateCallbackUrl: (url: string) => Promise<CallbackUrlCheck>;
 }
 
 /**
