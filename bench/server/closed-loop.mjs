@@ -28,7 +28,7 @@ export function load(name, options) {
 }
 
 /**
- * Two seconds of the same load, not recorded, before a scenario's first round:
+ * Two seconds of the same load, not recorded, before a workload's first round:
  * the rounds then measure servers whose code is compiled and whose caches hold
  * what the load reads (a server just restarted on 100 000 tasks has neither).
  */

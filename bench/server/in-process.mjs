@@ -7,7 +7,7 @@ import { startInProcessServer } from "./in-process-server.mjs";
 
 const REQUESTS = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 5);
-const SCENARIOS = (process.argv[4] ?? "status,creates").split(",");
+const WORKLOADS = (process.argv[4] ?? "status,creates").split(",");
 const { post, get, stop } = await startInProcessServer();
 try {
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -25,7 +25,7 @@ try {
     );
     return ((performance.now() - started) * 1000) / REQUESTS;
   };
-  const samples = Object.fromEntries(SCENARIOS.map((name) => [name, []]));
+  const samples = Object.fromEntries(WORKLOADS.map((name) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     if (samples.status) samples.status.push(await time(get, 10));
     if (samples.creates) samples.creates.push(await time(post, 10));

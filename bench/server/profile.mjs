@@ -9,7 +9,7 @@ import autocannon from "autocannon";
 import { summariseProfile } from "./cpu-profile-summary.mjs";
 import { auth, createBody, startSeededServer } from "./processes.mjs";
 
-const scenario = process.argv[2] ?? "status";
+const workload = process.argv[2] ?? "status";
 const seconds = Number(process.argv[3] ?? 8);
 
 const profileDirOf = (dataDir) => join(dataDir, "profile");
@@ -25,7 +25,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 3000));
   let next = 0;
   const options =
-    scenario === "status"
+    workload === "status"
       ? {
           url,
           requests: [
@@ -42,7 +42,7 @@ try {
       : { url: `${url}/api/gen/generate`, method: "POST", headers, body: createBody };
   const result = await autocannon({ connections: 50, duration: seconds, ...options });
   console.log(
-    `${scenario}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+    `${workload}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
   );
 } finally {
   await seeded.child.stop();

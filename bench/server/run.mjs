@@ -167,7 +167,7 @@ async function seededPart({ env, dbPath, accountId, baselineUrl, baselinePath })
 function report(results, seeded) {
   const [, , status, creates, statusSeeded] = results;
   const table = [
-    ["scenario", "req/s", "p50 ms", "p99 ms", "vs baseline"],
+    ["workload", "req/s", "p50 ms", "p99 ms", "vs baseline"],
     ...results.map((row) => [
       row.name,
       String(row.requestsPerSecond),

@@ -184,16 +184,16 @@ async function main() {
       runs.push(result);
     }
     rows.push({
-      scenario: dead === 0 ? "fast receiver alone" : `fast receiver + ${dead} dead (due first)`,
+      workload: dead === 0 ? "fast receiver alone" : `fast receiver + ${dead} dead (due first)`,
       deliveriesPerSecond: median(runs.map((r) => r.deliveriesPerSecond)),
       firstFastMs: median(runs.map((r) => r.firstFastMs)),
       allFastMs: median(runs.map((r) => r.allFastMs)),
     });
   }
   const table = [
-    ["scenario", "deliveries/s", "first fast (ms)", `all ${EVENTS} (ms)`],
+    ["workload", "deliveries/s", "first fast (ms)", `all ${EVENTS} (ms)`],
     ...rows.map((row) => [
-      row.scenario,
+      row.workload,
       String(row.deliveriesPerSecond),
       String(row.firstFastMs),
       String(row.allFastMs),

@@ -9,7 +9,11 @@ import type { AspectRatio, FailureCode, GenerationRequest, ModelType } from "@ge
 
 export type TaskState = "queued" | "processing" | "completed" | "failed";
 
-/** Outcomes a prompt marker (or a mock control) forces; absent means a normal render. */
+/**
+ * A task's scenario: the outcome a prompt marker (or a mock control) forces; absent means a normal
+ * render. "Scenario" means this alone in the code; the msw parity test's rows are cases, and the
+ * benchmarks run workloads.
+ */
 export interface TaskScenario {
   fail?: Exclude<FailureCode, "TIMEOUT">;
   /** Never finishes: the deadline turns it into TIMEOUT. */

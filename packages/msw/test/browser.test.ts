@@ -64,11 +64,9 @@ it("creates and completes a task from page code under setupWorker", async () => 
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(origin);
-  await page.waitForFunction(() => "runGenVideoScenario" in globalThis);
+  await page.waitForFunction(() => "runGenVideoFlow" in globalThis);
   const result = await page.evaluate(() =>
-    (
-      globalThis as unknown as { runGenVideoScenario(): Promise<Record<string, unknown>> }
-    ).runGenVideoScenario(),
+    (globalThis as unknown as { runGenVideoFlow(): Promise<Record<string, unknown>> }).runGenVideoFlow(),
   );
   expect(errors).toEqual([]);
   expect(result).toMatchObject({

@@ -8,7 +8,7 @@ import { type RunningServer, removeDataDir, startServer, TEST_API_KEY } from "@g
 import { setupServer } from "msw/node";
 import { afterAll, expect, it } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
-import { neutral } from "./parity/run-scenario.js";
+import { neutral } from "./parity/run-case.js";
 
 let server: RunningServer | undefined;
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Parity: the same scenario table against the reference server over real
+ * Parity: the same table of cases against the reference server over real
  * HTTP (spawned from its sources, as its own tests do) and against the mock
  * through msw. Status codes, content types and bodies must be identical,
  * ids, times and video URL hosts and signatures aside.
@@ -16,8 +16,8 @@ import {
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGenVideoMock } from "../src/index.js";
-import { type Exchange, type ParityTarget, runScenario } from "./parity/run-scenario.js";
-import { SCENARIOS } from "./parity/scenarios.js";
+import { PARITY_CASES } from "./parity/cases.js";
+import { type Exchange, type ParityTarget, runParityCase } from "./parity/run-case.js";
 
 const TIME_SCALE = 600;
 let server: RunningServer;
@@ -92,12 +92,12 @@ async function mockTarget(): Promise<{ target: ParityTarget; close(): void }> {
 
 beforeAll(async () => {
   const reference = await serverTarget();
-  for (const scenario of SCENARIOS)
-    transcripts.server.set(scenario.name, await runScenario(reference, scenario));
+  for (const parityCase of PARITY_CASES)
+    transcripts.server.set(parityCase.name, await runParityCase(reference, parityCase));
   const { target, close } = await mockTarget();
   try {
-    for (const scenario of SCENARIOS)
-      transcripts.mock.set(scenario.name, await runScenario(target, scenario));
+    for (const parityCase of PARITY_CASES)
+      transcripts.mock.set(parityCase.name, await runParityCase(target, parityCase));
   } finally {
     close();
   }
@@ -109,8 +109,8 @@ afterAll(async () => {
   removeDataDir(server.dataDir);
 });
 
-describe(`the mock answers like the reference server (${SCENARIOS.length} scenarios)`, () => {
-  it.each(SCENARIOS.map((scenario) => [scenario.name]))("%s", (name) => {
+describe(`the mock answers like the reference server (${PARITY_CASES.length} cases)`, () => {
+  it.each(PARITY_CASES.map((parityCase) => [parityCase.name]))("%s", (name) => {
     const reference = transcripts.server.get(name)!;
     expect(reference.length).toBeGreaterThan(0);
     expect(transcripts.mock.get(name)).toEqual(reference);

@@ -46,4 +46,4 @@ async function run() {
   };
 }
 
-(globalThis as { runGenVideoScenario?: typeof run }).runGenVideoScenario = run;
+(globalThis as { runGenVideoFlow?: typeof run }).runGenVideoFlow = run;

@@ -27,7 +27,7 @@ export type Step =
   /** Lets the last created task reach a terminal state, then reads its status. */
   | { kind: "finish" };
 
-export interface Scenario {
+export interface ParityCase {
   name: string;
   steps: Step[];
 }
@@ -50,17 +50,17 @@ const account = get("/api/gen/account");
 const UNKNOWN_TASK = "/api/gen/status/00000000-0000-4000-8000-000000000000";
 const PUBLIC_CALLBACK = "https://93.184.215.14/hooks/genvideo";
 
-const authRow = (name: string, auth: Credential): Scenario => ({
+const authRow = (name: string, auth: Credential): ParityCase => ({
   name: `auth: ${name}`,
   steps: [get(UNKNOWN_TASK, auth), get("/api/gen/account", auth), post({ prompt: "x" }, { auth })],
 });
 
-const rejected = (name: string, body: unknown): Scenario => ({
+const rejected = (name: string, body: unknown): ParityCase => ({
   name: `rejects ${name}`,
   steps: [post(body)],
 });
 
-export const SCENARIOS: Scenario[] = [
+export const PARITY_CASES: ParityCase[] = [
   authRow("no Authorization header", "none"),
   authRow("an empty Authorization header", { header: "" }),
   authRow("another scheme", { header: "Basic dGVzdDp0ZXN0" }),

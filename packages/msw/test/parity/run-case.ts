@@ -1,5 +1,5 @@
-/** Runs a parity scenario against one target and writes down what came back, ids and times made neutral. */
-import type { Credential, Scenario, Step } from "./scenarios.js";
+/** Runs a parity case against one target and writes down what came back, ids and times made neutral. */
+import type { Credential, ParityCase, Step } from "./cases.js";
 
 export interface ParityTarget {
   /** Sends a request to `path` (query included) under the target's base URL. */
@@ -44,7 +44,7 @@ function authorization(credential: Credential, keys: ParityTarget["keys"]): Reco
   return { authorization: `Bearer ${keys[credential]}` };
 }
 
-export async function runScenario(target: ParityTarget, scenario: Scenario): Promise<Exchange[]> {
+export async function runParityCase(target: ParityTarget, parityCase: ParityCase): Promise<Exchange[]> {
   const ids = new Map<string, string>();
   const exchanges: Exchange[] = [];
   let lastTask: string | undefined;
@@ -64,7 +64,7 @@ export async function runScenario(target: ParityTarget, scenario: Scenario): Pro
     return body as Record<string, unknown>;
   }
 
-  for (const step of scenario.steps as Step[]) {
+  for (const step of parityCase.steps as Step[]) {
     if (step.kind === "finish") {
       await target.finish(lastTask!);
       const status = await send("finish → status", `/api/gen/status/${lastTask}`, {
