@@ -8,13 +8,6 @@ import type { EngineConfigInput, EngineLogger } from "@genvideo/engine";
 import type { ServerConfig } from "../config.js";
 import type { Logger } from "../logging/logger.js";
 
-/*
- * A crashed worker's tasks go back to the queue, and its webhook claims to
- * the outbox, after `config.leaseMs` of real time (GENVIDEO_LEASE, 10 s). A
- * live attempt may run 30 s, longer than that: the dispatcher renews the
- * claim at half-life while the attempt runs, so the lease only has to outlast
- * the gap between two renewals (ticks run every 50 ms).
- */
 /**
  * Webhook attempts working at once. Mostly waiting on the network, not CPU:
  * 64 keeps a fast receiver flowing while dead ones hold their slots.
@@ -37,6 +30,10 @@ export function engineSettings(
   return {
     publicUrl,
     workerConcurrency: config.workers,
+    // A crashed worker's tasks go back to the queue, and its webhook claims to the outbox, after
+    // `config.leaseMs` of real time (GENVIDEO_LEASE, 10 s). A live attempt may run 30 s, longer
+    // than that: the dispatcher renews the claim at half-life while the attempt runs, so the lease
+    // only has to outlast the gap between two renewals (ticks run every 50 ms).
     leaseMs: Math.max(60_000, config.leaseMs * config.timeScale),
     sweepIntervalMs: config.database.kind === "postgres" ? POSTGRES_SWEEP_INTERVAL_MS * config.timeScale : 0,
     webhooks: {

@@ -74,13 +74,15 @@ export function createRequestHandler(
   };
 }
 
-/** The engine logs its own requests; these get the same line, without an account. */
 /** What `logged` serves: a Hono app of any environment. */
 interface FetchApp {
   fetch(request: Request, env?: unknown): Response | Promise<Response>;
 }
 
-/** `route`: the template the request metric is labelled with (a bounded set, never the path itself). */
+/**
+ * The engine logs its own requests; these get the same line, without an account.
+ * `route`: the template the request metric is labelled with (a bounded set, never the path itself).
+ */
 async function logged(
   app: FetchApp,
   request: Request,

@@ -2,7 +2,8 @@
  * The two queries of the API's hot path, each one statement where the
  * database allows it: a status read's key and task together, and a create's
  * charge, ledger entry and task. Statement counts per request are pinned by
- * statement-counts.test.ts and statement-counts.postgres.test.ts.
+ * the two statement-counts.test.ts suites: beside this file for SQLite, in
+ * the server's test/postgres/ folder for PostgreSQL.
  */
 import type { KeyAndTask, LedgerEntry, TaskRecord } from "@genvideo/engine";
 import { type Selectable, sql } from "kysely";

@@ -131,15 +131,10 @@ interface Waiting {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Group commit. The transactions asked for during one turn of the event loop
- * (and those asked for while a group runs) run together
- * in one SQLite transaction, each in a savepoint of its own (taken at its
- * first write, so a read-only one costs nothing extra), and none is answered
- * before the shared COMMIT. One commit writes each page the group changed
- * once: a create alone wrote eleven pages to the WAL, and creates in a group
- * share most of them (the account row, the tails of the indexes). A
- * transaction that fails is rolled back to its savepoint and fails alone;
- * one that succeeds is answered only once its effects are durable. Alone, a
+ * Group commit, as docs/architecture.md ("State changes are transactions")
+ * tells it: the transactions asked for during one turn of the event loop (and
+ * while a group runs) share one SQLite transaction, each in a savepoint taken
+ * at its first write, none answered before the shared COMMIT. Alone, a
  * transaction runs exactly as it would without the group.
  *
  * Transactions start deferred and take the write lock at their first write,

@@ -2,7 +2,7 @@
  * The dashboard's sign-in and defences over HTTP, against the real server:
  * one-time links, session cookies, sign-out everywhere, CSRF and origin
  * checks, the Host allow-list, security headers, and one account never
- * reading another's task. The browser tests (dashboard-browser.test.ts) cover
+ * reading another's task. The browser tests (tests/dashboard-e2e/test/) cover
  * the pages themselves.
  */
 import { verifyWebhook } from "@genvideo/sdk";
