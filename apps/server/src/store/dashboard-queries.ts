@@ -133,6 +133,10 @@ function newestFirst<T extends NewestFirstTable, O>(
   return cursor ? page.where(sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id})`) : page;
 }
 
+function oldestFirst(a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 /** The last character a task id can hold, to turn a prefix into a range on the primary key. */
 const ID_RANGE_END = "\u{10FFFF}";
 
@@ -321,17 +325,20 @@ export class DashboardQueries {
     return rows.map(taskSummary);
   }
 
-  /** A task's ledger entries (its charge, its refund), the account's only. */
+  /**
+   * A task's ledger entries (its charge, its refund), the account's only. Read
+   * on `ledger_entries_task_reason` and put in order here: an ORDER BY in SQL
+   * makes SQLite walk the account's whole ledger on the index that holds that
+   * order, as slow as the account is old.
+   */
   async taskLedger(accountId: string, taskId: string): Promise<LedgerEntry[]> {
     const rows = await this.#db
       .selectFrom("ledger_entries")
       .selectAll()
       .where("task_id", "=", taskId)
       .where("account_id", "=", accountId)
-      .orderBy("created_at")
-      .orderBy("id")
       .execute();
-    return rows.map(ledgerFromRow);
+    return rows.map(ledgerFromRow).sort(oldestFirst);
   }
 
   // ---- ledger ----

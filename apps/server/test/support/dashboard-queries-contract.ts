@@ -4,7 +4,7 @@
  * live list's look-back for tasks that commit late, test events in the
  * delivery log, and never a row of another account.
  */
-import type { Store } from "@genvideo/engine";
+import type { LedgerReason, Store } from "@genvideo/engine";
 import { taskRecord } from "@genvideo/engine/testing";
 import type { SSEStreamingApi } from "hono/streaming";
 import type { Kysely } from "kysely";
@@ -147,6 +147,29 @@ export function describeDashboardQueries(name: string, open: () => Promise<Opene
       expect(top).not.toContain("too-late");
       expect(top).not.toContain("theirs");
       for (const id of ["b", "late", "c"]) expect(top.filter((sent) => sent === id)).toEqual([id]);
+    });
+
+    it("reads a task's ledger entries oldest first, that task's and that account's only", async () => {
+      await insertTasks([{ id: "t1", createdAt: T0 }]);
+      const entry = (id: string, taskId: string | null, delta: number, reason: LedgerReason, at: number) => ({
+        id,
+        accountId: MINE,
+        taskId,
+        delta,
+        reason,
+        createdAt: at,
+      });
+      // The refund's id sorts before the charge's: the order is the entries' times.
+      const charge = entry("z-charge", "t1", -2, "charge", T0 + 1);
+      const refund = entry("a-refund", "t1", 2, "refund", T0 + 9);
+      await opened.store.transaction(async (tx) => {
+        await tx.appendLedger(entry("grant", null, 100, "grant", T0));
+        await tx.appendLedger(refund);
+        await tx.appendLedger(charge);
+        await tx.appendLedger(entry("other", "t2", -1, "charge", T0 + 5));
+      });
+      expect(await queries.taskLedger(MINE, "t1")).toEqual([charge, refund]);
+      expect(await queries.taskLedger(THEIRS, "t1")).toEqual([]);
     });
 
     it("claims a key-creation form once, and forgets it a day later", async () => {
