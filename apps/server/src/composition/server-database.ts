@@ -6,8 +6,9 @@
  */
 import type { RateLimiterFactory, Store } from "@genvideo/engine";
 import type { Kysely } from "kysely";
+import type pg from "pg";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
-import { openSharedServiceClock } from "../clock/shared-service-clock.js";
+import { openSharedServiceClock, readSharedServiceClock } from "../clock/shared-service-clock.js";
 import { ConfigError, type ServerConfig } from "../config.js";
 import type { Logger } from "../logging/logger.js";
 import { PostgresRateLimiter } from "../rate-limiter/postgres-rate-limiter.js";
@@ -107,7 +108,11 @@ export async function openServerDatabase(
   hint = () => notifier.hint();
   let clock: ServiceClock;
   try {
-    clock = await openSharedServiceClock(handle.db, config.timeScale);
+    // A one-shot command reads the cluster's clock and never writes it: its
+    // GENVIDEO_TIME_SCALE (often unset) must not become the cluster's.
+    clock = server
+      ? await openSharedServiceClock(handle.db, config.timeScale)
+      : await readSharedServiceClock(handle.db, config.timeScale);
   } catch (error) {
     await handle.store.close();
     throw error;
@@ -128,11 +133,7 @@ export async function openServerDatabase(
       });
     },
     rateLimiter: (name, perMinute) => new PostgresRateLimiter(handle.pool, name, perMinute),
-    poolStats: () => ({
-      total: handle.pool.totalCount,
-      idle: handle.pool.idleCount,
-      waiting: handle.pool.waitingCount,
-    }),
+    poolStats: () => poolStats(handle.pool),
     async exclusive(name, work) {
       const holder = await handle.pool.connect();
       try {
@@ -150,6 +151,24 @@ export async function openServerDatabase(
       await notifier.flush();
       await handle.store.close();
     },
+  };
+}
+
+/**
+ * The pool as a scrape should see it. pg's pool queues every request, even one
+ * an idle connection will take at the next turn of the event loop: the scrape's
+ * own queue read sat in `waitingCount` at every scrape of an idle process. A
+ * query waits only when no idle connection is left for it.
+ */
+function poolStats(pool: Pick<pg.Pool, "totalCount" | "idleCount" | "waitingCount">): {
+  total: number;
+  idle: number;
+  waiting: number;
+} {
+  return {
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: Math.max(0, pool.waitingCount - pool.idleCount),
   };
 }
 
