@@ -88,6 +88,32 @@ describePostgres("the server on PostgreSQL", () => {
     );
   });
 
+  it("lets an admin command run without GENVIDEO_TIME_SCALE, then servers start at their own scale", {
+    timeout: 120_000,
+  }, async () => {
+    const url = await freshDatabase();
+    const dir = servers.removeLater(temporaryDataDir());
+    // No scale set: a command that claimed one would hold the next 15 s of starts to scale 1.
+    const created = await runCli(["accounts", "create", "acme", "--credits", "5"], dir, {
+      GENVIDEO_DATABASE_URL: url,
+    });
+    expect(created.code).toBe(0);
+    expect(await query(url, "select name from service_state where name like 'service_clock%'")).toEqual([]);
+    const server = await start(url, { GENVIDEO_TIME_SCALE: "60" });
+    expect((await server.fetch("/readyz")).status).toBe(200);
+    // A command run beside it takes the cluster's scale, whatever its own, and leaves the clock alone.
+    const heartbeat = () =>
+      query<{ value: string }>(url, "select value from service_state where name = 'service_clock_epoch'");
+    const epoch = await heartbeat();
+    const listed = await runCli(["keys", "create", "--account", "acme"], dir, {
+      GENVIDEO_DATABASE_URL: url,
+      GENVIDEO_TIME_SCALE: "1",
+    });
+    expect(listed.code).toBe(0);
+    expect(await heartbeat()).toEqual(epoch);
+    expect(JSON.parse(epoch[0]!.value)).toMatchObject({ scale: 60 });
+  });
+
   it("shares rate limits and idempotency keys between API processes", async () => {
     const url = await freshDatabase();
     const env = { GENVIDEO_ROLE: "api", GENVIDEO_RATE_LIMITS: "creates=4,reads=1000" };
