@@ -73,6 +73,18 @@ const CLOCK_PERSIST_INTERVAL_MS = 1000;
  */
 const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 
+/**
+ * How long an idle keep-alive connection stays open (docs/operating.md,
+ * "Connections"): longer than the pools in front of or calling the server
+ * keep theirs (undici 4 s, nginx's upstream keepalive and load balancers 60 s).
+ * Node's 5 s default closed connections that a client with a longer idle
+ * timeout still held: its next request, sent as the server closed, met
+ * ECONNRESET. The pool must close first, never the server.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 75_000;
+/** Above the keep-alive timeout, as Node asks: a request on a reused connection is not cut short. */
+const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5_000;
+
 export interface NodeServerOptions {
   /** How to run the CLI the way this server was started (`pnpm genvideo-server`): the dashboard's hints print it. */
   cliCommand?: string;
@@ -98,6 +110,7 @@ export async function startNodeServer(
       handler ? handler(request, env) : startingUpResponse(request),
     port: config.port,
     hostname: config.host,
+    serverOptions: { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS },
   });
   answerHalfClosedConnections(server);
   try {
