@@ -15,6 +15,7 @@ describe("package entries", () => {
       "GenVideoError",
       "HttpError",
       "InsufficientCreditsError",
+      "InvalidArgumentError",
       "NotFoundError",
       "RateLimitError",
       "RequestTimeoutError",

@@ -24,6 +24,7 @@ export {
   RateLimitError,
   ServerError,
 } from "./http-errors.js";
+export { InvalidArgumentError } from "./invalid-argument-error.js";
 export { ConnectionError, RequestTimeoutError, ResponseValidationError } from "./request-errors.js";
 export type {
   CompletedTaskStatus,

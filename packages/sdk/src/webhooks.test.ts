@@ -1,7 +1,14 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { taskId } from "../test/support/fetch.js";
-import { signWebhook, verifyWebhook, type WebhookPayload, WebhookVerificationError } from "./index.js";
+import {
+  GenVideoError,
+  InvalidArgumentError,
+  signWebhook,
+  verifyWebhook,
+  type WebhookPayload,
+  WebhookVerificationError,
+} from "./index.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const otherSecret = "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24=";
@@ -13,14 +20,18 @@ const payload: WebhookPayload = {
 };
 const body = JSON.stringify(payload);
 
-async function rejection(pending: Promise<unknown>): Promise<WebhookVerificationError> {
+/** The error `pending` rejects with, when it is of the class `isInstance` recognises. */
+async function thrown<E>(pending: Promise<unknown>, isInstance: (error: unknown) => error is E): Promise<E> {
   const error = await pending.then(
-    () => expect.unreachable("verification should fail"),
+    () => expect.unreachable("verifyWebhook should throw"),
     (caught: unknown) => caught,
   );
-  if (!WebhookVerificationError.isInstance(error)) throw error;
+  if (!isInstance(error)) throw error;
   return error;
 }
+
+const rejection = (pending: Promise<unknown>) => thrown(pending, WebhookVerificationError.isInstance);
+const misuse = (pending: Promise<unknown>) => thrown(pending, InvalidArgumentError.isInstance);
 
 describe("verifyWebhook and signWebhook", () => {
   it("round-trips, returning the typed payload", async () => {
@@ -177,5 +188,44 @@ describe("interoperability with the standardwebhooks library", () => {
     const tampered = body.replace("true", "false");
     expect(() => new Webhook(secret).verify(tampered, { ...headers })).toThrow();
     await expect(verifyWebhook(tampered, headers, secret)).rejects.toMatchObject({ reason: "bad_signature" });
+  });
+});
+
+describe("verifyWebhook's options", () => {
+  const tenYearsAgo = Date.now() - 10 * 365 * 24 * 3_600_000;
+
+  it("rejects a delivery signed ten years ago under the default tolerance", async () => {
+    const headers = await signWebhook({ payload: body, secret, timestamp: tenYearsAgo });
+    expect((await rejection(verifyWebhook(body, headers, secret))).reason).toBe("too_old");
+  });
+
+  it("throws InvalidArgumentError for a tolerance that is not a finite number, 0 or more", async () => {
+    const headers = await signWebhook({ payload: body, secret, timestamp: tenYearsAgo });
+    for (const tolerance of [Number.NaN, Number.POSITIVE_INFINITY, -1, "300000" as unknown as number]) {
+      const error = await misuse(verifyWebhook(body, headers, secret, { tolerance }));
+      expect(error).toMatchObject({ name: "InvalidArgumentError", argument: "tolerance", value: tolerance });
+      expect(error.message).toMatch(/^tolerance must be a finite number of milliseconds, 0 or more; got /);
+      expect(GenVideoError.isInstance(error)).toBe(true);
+      expect(WebhookVerificationError.isInstance(error)).toBe(false);
+    }
+  });
+
+  it("throws InvalidArgumentError for a now that is not a time", async () => {
+    const headers = await signWebhook({ payload: body, secret, timestamp: tenYearsAgo });
+    for (const now of [Number.NaN, new Date(Number.NaN), Number.NEGATIVE_INFINITY]) {
+      const error = await misuse(verifyWebhook(body, headers, secret, { now }));
+      expect(error).toMatchObject({ argument: "now", value: now });
+    }
+    // Through the Request form too, and before the headers are looked at.
+    const request = new Request("https://receiver.test/hook", { method: "POST", body });
+    expect((await misuse(verifyWebhook(request, secret, { now: Number.NaN }))).argument).toBe("now");
+  });
+
+  it("accepts a tolerance of 0 and a Date for now", async () => {
+    const signedAt = 1_700_000_000_000;
+    const headers = await signWebhook({ payload: body, secret, timestamp: signedAt });
+    await expect(
+      verifyWebhook(body, headers, secret, { tolerance: 0, now: new Date(signedAt) }),
+    ).resolves.toEqual(payload);
   });
 });

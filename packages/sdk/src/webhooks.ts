@@ -6,6 +6,7 @@ import {
   type WebhookSecret,
   webhookSecretBytes,
 } from "@genvideo/schema";
+import { InvalidArgumentError } from "./invalid-argument-error.js";
 import { parseWebhookPayload, type WebhookPayload } from "./responses.js";
 import { WebhookVerificationError } from "./webhook-verification-error.js";
 
@@ -38,24 +39,72 @@ export type WebhookBody = string | Uint8Array | ArrayBuffer;
  * ```
  */
 export interface VerifyWebhookOptions {
-  /** Largest accepted distance between the signature's time and now, both ways. Default 300000 (5 minutes). */
+  /**
+   * Largest accepted distance between the signature's time and now, both ways. Default 300000
+   * (5 minutes). A finite number, 0 or more: anything else (`NaN` from an unset variable) throws
+   * `InvalidArgumentError` rather than let deliveries of any age through.
+   */
   tolerance?: number;
-  /** The current time, as a `Date` or milliseconds since the epoch. Default: `Date.now()`. */
+  /**
+   * The current time, as a `Date` or milliseconds since the epoch. Default: `Date.now()`. An invalid
+   * `Date` or a non-finite number throws `InvalidArgumentError`.
+   */
   now?: Date | number;
   /** Rejects an authentic webhook about another task (docs/webhooks.md: a receiver should check task_id). */
   expectedTaskId?: string;
 }
 
+/**
+ * How many entries of `webhook-signature` are read; the rest are ignored. The service sends one per
+ * live secret (two during a rotation); a sender of thousands is not the service, and reading them
+ * all would let it set the receiver's work.
+ */
+const SIGNATURE_ENTRIES_READ = 16;
+/** An HMAC-SHA256 is 32 bytes: a `v1` entry of another length cannot match and is not compared. */
+const SIGNATURE_BYTES = 32;
+
 const encoder = new TextEncoder();
 
-function verifyKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey(
+async function hmacSha256(secret: string, content: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey(
     "raw",
     webhookSecretBytes(secret),
     { name: "HMAC", hash: "SHA-256" },
     false,
-    ["verify"],
+    ["sign"],
   );
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, content));
+}
+
+/** Whether `a` and `b` (of one length) are equal, in time that does not depend on where they differ. */
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = 0;
+  for (let index = 0; index < a.length; index++) difference |= a[index]! ^ b[index]!;
+  return difference === 0;
+}
+
+/** The `v1` signatures among the first entries of `webhook-signature` that could be an HMAC-SHA256. */
+function candidateSignatures(header: string): Uint8Array[] {
+  const candidates: Uint8Array[] = [];
+  for (const entry of header.split(" ", SIGNATURE_ENTRIES_READ)) {
+    if (!entry.startsWith("v1,")) continue;
+    const bytes = base64Bytes(entry.slice(3));
+    if (bytes?.length === SIGNATURE_BYTES) candidates.push(bytes);
+  }
+  return candidates;
+}
+
+/** The options' times in milliseconds, or an `InvalidArgumentError` for a value that cannot be one. */
+function checkedTimes(options: VerifyWebhookOptions): { tolerance: number; now: number } {
+  const { tolerance = 300_000, now = Date.now() } = options;
+  if (typeof tolerance !== "number" || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new InvalidArgumentError("tolerance", tolerance, "a finite number of milliseconds, 0 or more");
+  }
+  const nowMs = now instanceof Date ? now.getTime() : now;
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) {
+    throw new InvalidArgumentError("now", now, "a valid Date or a finite number of milliseconds");
+  }
+  return { tolerance, now: nowMs };
 }
 
 function readHeader(headers: WebhookHeaders, name: string): string | undefined {
@@ -88,8 +137,10 @@ function reserialisedHint(text: string): string | undefined {
 /**
  * Verifies a webhook per Standard Webhooks on the raw body and returns its validated payload.
  * Checks the timestamp both ways against `tolerance`, accepts any of several `v1` signatures
- * under any of several secrets (rotation), and compares in constant time (`crypto.subtle.verify`).
- * Web Crypto only: it runs unchanged in Node, Bun, Deno and Cloudflare Workers.
+ * under any of several secrets (rotation), and compares in constant time. Its work is bounded
+ * whatever the sender puts in the headers: one HMAC per secret over the body, and only the first
+ * 16 entries of `webhook-signature` read. A non-finite `tolerance` or `now` throws
+ * `InvalidArgumentError`. Web Crypto only: it runs unchanged in Node, Bun, Deno and Cloudflare Workers.
  *
  * @example
  * ```ts
@@ -135,6 +186,8 @@ export async function verifyWebhook(
   const headers = requestForm ? (body as Request).headers : (headersOrSecret as WebhookHeaders);
   const secrets = [(requestForm ? headersOrSecret : secretOrOptions) as WebhookSecret].flat();
   const options = ((requestForm ? secretOrOptions : lastOptions) ?? {}) as VerifyWebhookOptions;
+  // A configuration bug surfaces on the first delivery, whatever that delivery holds.
+  const { tolerance, now } = checkedTimes(options);
 
   const id = readHeader(headers, WEBHOOK_HEADERS.id);
   const timestamp = readHeader(headers, WEBHOOK_HEADERS.timestamp);
@@ -152,8 +205,8 @@ export async function verifyWebhook(
   if (!/^\d{1,15}$/.test(timestamp)) {
     throw new WebhookVerificationError("bad_header", "webhook-timestamp is not whole Unix seconds");
   }
-  const { tolerance = 300_000, now = Date.now(), expectedTaskId } = options;
-  const skew = Number(now) - Number(timestamp) * 1000;
+  const { expectedTaskId } = options;
+  const skew = now - Number(timestamp) * 1000;
   if (skew > tolerance)
     throw new WebhookVerificationError("too_old", `Webhook signed ${Math.round(skew / 1000)} s ago`);
   if (-skew > tolerance) {
@@ -175,17 +228,12 @@ export async function verifyWebhook(
     );
   }
   const content = signedWebhookContent(id, timestamp, bytes);
-  const signatures = signatureHeader
-    .split(" ")
-    .filter((entry) => entry.startsWith("v1,"))
-    .map((entry) => base64Bytes(entry.slice(3)))
-    .filter((signature) => signature !== undefined);
+  const candidates = candidateSignatures(signatureHeader);
   let verified = false;
-  for (const secret of secrets) {
-    const key = await verifyKey(secret);
-    for (const signature of signatures) {
-      verified ||= await crypto.subtle.verify("HMAC", key, signature, content);
-    }
+  // No candidate, no HMAC to compute: a header of junk costs nothing per secret.
+  for (const secret of candidates.length > 0 ? secrets : []) {
+    const expected = await hmacSha256(secret, content);
+    for (const candidate of candidates) verified = constantTimeEqual(expected, candidate) || verified;
     if (verified) break;
   }
   const text = new TextDecoder().decode(bytes);

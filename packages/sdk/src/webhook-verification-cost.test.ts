@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { taskId } from "../test/support/fetch.js";
+import { signWebhook, verifyWebhook, WebhookVerificationError } from "./index.js";
+
+// An unauthenticated sender controls the signature header and the body; what it makes a receiver
+// spend must not grow with the number of entries it sends.
+const secrets = [
+  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24=",
+  "whsec_dGhpcmQgc2VjcmV0IGZvciByb3RhdGlvbiEh",
+  "whsec_Zm91cnRoIHNlY3JldCBmb3Igcm90YXRpb24hIQ==",
+];
+const megabyteBody = JSON.stringify({
+  success: true,
+  message: "x".repeat(1024 * 1024),
+  task_id: taskId,
+  video_url: "https://example.com/v.mp4",
+});
+
+/** A `v1` entry the size of a real signature (32 bytes), which matches no secret. */
+const forgedFullSize = `v1,${btoa("f".repeat(32))}`;
+
+/** The fastest of a few rejections of a forged delivery with `entries` copies of `entry`. */
+async function forgedDeliveryMs(entries: number, entry = "v1,AA=="): Promise<number> {
+  const headers = {
+    "webhook-id": "msg_forged",
+    "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+    "webhook-signature": Array.from({ length: entries }, () => entry).join(" "),
+  };
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now();
+    const error = await verifyWebhook(megabyteBody, headers, secrets).catch((caught: unknown) => caught);
+    fastest = Math.min(fastest, performance.now() - started);
+    expect(WebhookVerificationError.isInstance(error) && error.reason).toBe("bad_signature");
+  }
+  return fastest;
+}
+
+describe("verifyWebhook's cost under a forged signature header", () => {
+  it("spends about as much on 2 000 entries as on one, over a 1 MB body and 4 secrets", async () => {
+    await forgedDeliveryMs(1); // warm-up: Web Crypto and the JIT
+    const one = await forgedDeliveryMs(1);
+    const many = await forgedDeliveryMs(2_000);
+    // Each entry verified in full, per secret, cost ~1 000 times one entry; a busy machine moves
+    // either figure by a few times at most.
+    expect(many / one).toBeLessThan(5);
+  });
+
+  it("computes each secret's HMAC once, however many signatures of the right size come", async () => {
+    await forgedDeliveryMs(1, forgedFullSize);
+    const one = await forgedDeliveryMs(1, forgedFullSize);
+    const many = await forgedDeliveryMs(2_000, forgedFullSize);
+    expect(many / one).toBeLessThan(5);
+  });
+
+  it("still finds a real signature among the entries it reads", async () => {
+    const signed = await signWebhook({ payload: megabyteBody, secret: secrets[3]! });
+    const headers = { ...signed, "webhook-signature": `v1,AA== v1a,x ${signed["webhook-signature"]}` };
+    await expect(verifyWebhook(megabyteBody, headers, secrets)).resolves.toMatchObject({ task_id: taskId });
+  });
+});
