@@ -77,3 +77,47 @@ describe("webhooks check", () => {
     expect((await check()).stderr).toContain("usage: webhooks check <url>");
   });
 });
+
+// Last in the file: it rotates the account's secret, which the tests above sign with.
+describe("webhooks check during a secret rotation", () => {
+  it("signs with every live secret: a receiver on the older one passes, and is told until when it works", async () => {
+    const rotation = await runCliInProcess(["webhooks", "rotate-secret", "--overlap", "24h"], server.dataDir);
+    expect(rotation.code, rotation.stderr).toBe(0);
+    const newSecret = rotation.stdout.split("\n").find((line) => /^whsec_\S+$/.test(line))!;
+    const oldReceiver = await receiver(verifying(TEST_WEBHOOK_SECRET));
+    const newReceiver = await receiver(verifying(newSecret));
+
+    const onOld = await check(`${oldReceiver.origin}/webhooks/genvideo`);
+    expect(onOld.code, onOld.stdout).toBe(0);
+    expect(onOld.stdout).toContain(
+      'Signed as the service signs now: with all 2 live webhook secrets of account "default", newest first.',
+    );
+    expect(onOld.stdout).toMatch(
+      /^A secret rotation is under way: the older secret signs until \d{4}-\d\d-\d\dT[\d:.]+Z \(service time: in 24 h\)\.$/m,
+    );
+    expect(onOld.stdout).toContain("16 passed, 1 warned, 0 failed");
+    expect(onOld.stdout).toMatch(
+      /^warn {2}A valid delivery signed with the newest secret alone, as once the rotation's overlap ends: answered 400 in \d+ ms, expected a 2xx$/m,
+    );
+    expect(onOld.stdout).toMatch(
+      /^The receiver is on the older secret: it verifies deliveries until .+, and none after\./m,
+    );
+    expect(onOld.stdout).not.toContain("(as this one may have)");
+    // Each valid delivery carried both signatures, as the service's do.
+    const valid = oldReceiver.requests.find(
+      (request) => request.headers["genvideo-webhook-check"] === "completed",
+    );
+    expect(String(valid?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+
+    const onNew = await check(`${newReceiver.origin}/webhooks/genvideo`);
+    expect(onNew.code, onNew.stdout).toBe(0);
+    expect(onNew.stdout).toContain("17 passed, 0 warned, 0 failed");
+    expect(onNew.stdout).toContain(
+      "The receiver is on the current secret: it keeps verifying when the rotation's overlap ends.",
+    );
+    for (const output of [onOld.stdout, onNew.stdout]) {
+      expect(output).not.toContain(TEST_WEBHOOK_SECRET);
+      expect(output).not.toContain(newSecret);
+    }
+  });
+});

@@ -16,6 +16,7 @@ interface SignedInServer {
   server: RunningServer;
   page: Page;
   webhookSecret: string;
+  apiKey: string;
 }
 
 let browser: Browser;
@@ -50,7 +51,12 @@ async function signedInServer(env: Record<string, string>): Promise<SignedInServ
   const output = server.output();
   const link = new URL(/^(http\S+\/dashboard\/sign-in\?token=\S+)$/m.exec(output)![1]!);
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 760 } })).newPage();
-  const signedIn = { server, page, webhookSecret: /^(whsec_\S+)$/m.exec(output)![1]! };
+  const signedIn = {
+    server,
+    page,
+    webhookSecret: /^(whsec_\S+)$/m.exec(output)![1]!,
+    apiKey: /^(gen_sk_\S+)$/m.exec(output)![1]!,
+  };
   servers.push(signedIn);
   await page.goto(new URL(link.pathname + link.search, server.url).href);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -101,6 +107,11 @@ describe("Check this endpoint, with local receivers allowed (GENVIDEO_ALLOW_INSE
       await page.locator('form[action="/dashboard/webhooks/check"] input[name="url"]').inputValue(),
     ).toBe(receiver.url);
     await audit(page, "receiver-check", { screenshot: false });
+    // A reload (or a bookmark) is the check's page again, styled, with the navigation and the form.
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(200);
+    expect(await page.getByRole("navigation", { name: "Dashboard" }).count()).toBe(1);
+    expect(await page.locator('form[action="/dashboard/webhooks/check"]').count()).toBe(1);
   });
 
   it("fails a receiver that accepts everything, naming the forgeries it let through", async () => {
@@ -114,6 +125,57 @@ describe("Check this endpoint, with local receivers allowed (GENVIDEO_ALLOW_INSE
     expect(await bodyChanged.first().textContent()).toBe("fail");
     expect(await bodyChanged.nth(3).textContent()).toMatch(/^accepted it: answered 200 in \d+ ms$/);
     receiver.state.acceptEverything = false;
+  });
+
+  it("carries the task id typed in the form in every payload", async () => {
+    const { page } = local;
+    const taskId = (await (
+      await fetch(new URL("/api/gen/generate", local.server.url), {
+        method: "POST",
+        headers: { authorization: `Bearer ${local.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "a checked task" }),
+      })
+    ).json()) as { task_id: string };
+    await page.goto(new URL("/dashboard/webhooks", local.server.url).href);
+    await page.getByLabel("Task id").fill(taskId.task_id);
+    await checkEndpoint(page, receiver.url);
+    expect(await page.locator("main").textContent()).toContain(
+      `every payload with task id ${taskId.task_id}`,
+    );
+    expect(await page.getByText("which no task has").count()).toBe(0);
+    // Another account's or an unknown task is refused before anything is sent.
+    const before = receiver.received.length;
+    await page.getByLabel("Task id").fill("00000000-0000-4000-8000-00000000abcd");
+    await checkEndpoint(page, receiver.url);
+    expect(await page.getByRole("alert").textContent()).toContain("this account has no task");
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it("during a rotation, passes a receiver on the older secret and says until when it works", async () => {
+    const { page } = local;
+    await page.goto(new URL("/dashboard/webhooks", local.server.url).href);
+    await page.getByLabel("24 hours").check();
+    await page.getByRole("button", { name: "Rotate the signing secret" }).click();
+    const newSecret = await page.locator("#new-secret").inputValue();
+    await checkEndpoint(page, receiver.url);
+    expect(await page.getByRole("status").first().textContent()).toBe(
+      "The receiver passes the check: 16 passed, 1 warned, 0 failed.",
+    );
+    expect(await page.getByRole("note").first().textContent()).toMatch(
+      /^A secret rotation is under way, and this receiver is on the older secret: it verifies deliveries until \d{4}-\d\d-\d\d [\d:]+ UTC, and none after\./,
+    );
+    expect(await page.locator('tr[data-case="newest-secret-alone"] td').first().textContent()).toBe("warn");
+    // The receiver given the new secret: all pass, and it is told it is on the current one.
+    const old = local.webhookSecret;
+    local.webhookSecret = newSecret;
+    await checkEndpoint(page, receiver.url);
+    expect(await page.getByRole("status").first().textContent()).toBe(
+      "The receiver passes the check: 17 passed, 0 warned, 0 failed.",
+    );
+    expect(await page.getByRole("note").first().textContent()).toContain(
+      "this receiver is on the current secret",
+    );
+    local.webhookSecret = old;
   });
 });
 
@@ -136,10 +198,13 @@ describe("Check this endpoint, under the callback URL rules (no development flag
     const before = receiver.received.length;
     await page.goto(new URL("/dashboard/webhooks", strict.server.url).href);
     const [response] = await Promise.all([
-      page.waitForResponse((r) => r.url().endsWith("/dashboard/webhooks/check")),
+      page.waitForResponse(
+        (r) => r.url().endsWith("/dashboard/webhooks/check") && r.request().method() === "POST",
+      ),
       checkEndpoint(page, url),
     ]);
-    expect(response.status()).toBe(400);
+    // Post/redirect/get: the refusal is shown on a page that a reload shows again, styled.
+    expect(response.status()).toBe(303);
     const alert = await page.getByRole("alert").textContent();
     expect(alert).toContain("Not checked:");
     expect(alert).toContain(reason);

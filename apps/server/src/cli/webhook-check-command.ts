@@ -1,10 +1,13 @@
 /**
- * `webhooks check <url>`: grades a webhook receiver with the SDK's receiver check, signed with the
- * account's current secret (or `--secret`). From the command line any http(s) URL is allowed,
- * loopback included: it is the developer's own machine, not a server strangers can point at things.
+ * `webhooks check <url>`: grades a webhook receiver with the SDK's receiver check, signed as the
+ * service signs now: with every live secret of the account, so that during a rotation's overlap a
+ * receiver still on the older secret passes, and is told until when that secret signs (or with
+ * `--secret` alone). From the command line any http(s) URL is allowed, loopback included: it is the
+ * developer's own machine, not a server strangers can point at things.
  */
 import { DEFAULT_ACCOUNT_NAME } from "@genvideo/engine";
 import { checkWebhookReceiver, formatWebhookCheckReport } from "@genvideo/sdk/receiver-check";
+import { isoTime, roughDuration } from "../clock/time-text.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
@@ -29,34 +32,60 @@ export async function runWebhookCheck(call: {
     throw new UsageError(`--task takes a task id (a UUID), got "${options.task}"`);
   }
 
-  // The account matters only for its secret and its tasks: `--secret` alone needs none.
+  // The account matters only for its secrets and its tasks: `--secret` alone needs none.
   const account =
     options.secret === undefined || options.task !== undefined
       ? await requireAccount(context.admin, options.account ?? DEFAULT_ACCOUNT_NAME, io)
       : undefined;
-  const secret = options.secret ?? (account && (await context.admin.currentWebhookSecret(account.id)));
-  if (!secret) throw new CommandError(`account "${account?.name}" has no live webhook secret; pass --secret`);
+  const signing =
+    options.secret === undefined && account ? await context.admin.signingSecrets(account.id) : [];
+  const secrets = options.secret !== undefined ? [options.secret] : signing.map((entry) => entry.secret);
+  if (secrets.length === 0)
+    throw new CommandError(`account "${account?.name}" has no live webhook secret; pass --secret`);
   if (account && options.task !== undefined) {
     const [task] = await new DashboardQueries(context.db).tasksByIds(account.id, [options.task]);
     if (!task) throw new CommandError(`account "${account.name}" has no task ${options.task}`);
   }
 
   const report = await checkWebhookReceiver(target, {
-    secret,
+    secret: secrets,
     ...(options.task !== undefined ? { taskId: options.task } : {}),
   });
   if (options.json) {
     io.out(JSON.stringify(report, null, 2));
-  } else {
-    // Which secret signed, never the secret itself.
-    io.out(
-      options.secret !== undefined
-        ? "Signed with the secret given by --secret."
-        : `Signed with the current webhook secret of account "${account?.name}".`,
-    );
-    io.out(formatWebhookCheckReport(report));
+    return report.ok ? 0 : 1;
   }
+  // Which secrets signed, never a secret itself.
+  if (options.secret !== undefined) io.out("Signed with the secret given by --secret.");
+  else if (secrets.length === 1)
+    io.out(`Signed with the current webhook secret of account "${account?.name}".`);
+  else
+    io.out(
+      `Signed as the service signs now: with all ${secrets.length} live webhook secrets of account "${account?.name}", newest first.`,
+    );
+  // During a rotation: until when the older secrets still sign (the one that stops first).
+  const overlapEnd = Math.min(
+    ...signing.slice(1).map((entry) => entry.expiresAt ?? Number.POSITIVE_INFINITY),
+  );
+  const until = Number.isFinite(overlapEnd) ? untilText(overlapEnd, context) : undefined;
+  if (until) io.out(`A secret rotation is under way: the older secret signs until ${until}.`);
+  io.out(formatWebhookCheckReport(report));
+  if (until && report.receiverSecret === "older")
+    io.out(
+      `The receiver is on the older secret: it verifies deliveries until ${until}, and none after. Give it the current secret before then.`,
+    );
+  else if (until && report.receiverSecret === "newest")
+    io.out("The receiver is on the current secret: it keeps verifying when the rotation's overlap ends.");
   return report.ok ? 0 : 1;
+}
+
+/** A service time, and how far off it is, in real time too when the service clock runs faster. */
+function untilText(at: number, context: AdminContext): string {
+  const ahead = Math.max(0, at - context.clock.now());
+  const scale = context.clock.scale;
+  const real =
+    scale === 1 ? "" : `, about ${roughDuration(ahead / scale)} of real time at GENVIDEO_TIME_SCALE=${scale}`;
+  return `${isoTime(at)} (service time: in ${roughDuration(ahead)}${real})`;
 }
 
 function receiverUrl(text: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isoTime } from "./time-text.js";
+import { isoTime, roughDuration } from "./time-text.js";
 
 const at = Date.UTC(2026, 10, 23, 22, 50, 1, 234);
 
@@ -11,5 +11,16 @@ describe("isoTime", () => {
 
   it("writes nothing for no time", () => {
     expect(isoTime(null)).toBe("");
+  });
+});
+
+describe("roughDuration", () => {
+  it("says a span in the largest unit it holds twice, rounded", () => {
+    expect(roughDuration(86_400_000)).toBe("24 h");
+    expect(roughDuration(47 * 3_600_000 + 59 * 60_000)).toBe("48 h");
+    expect(roughDuration(2 * 86_400_000)).toBe("2 d");
+    expect(roughDuration(24 * 60_000)).toBe("24 min");
+    expect(roughDuration(119_000)).toBe("119 s");
+    expect(roughDuration(0)).toBe("0 s");
   });
 });

@@ -7,11 +7,13 @@
 import type { CallbackUrlCheck, Engine, Store, VideoStorage, WebhookSender } from "@genvideo/engine";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { html } from "hono/html";
 import type { Kysely } from "kysely";
 import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import type { Database } from "../store/tables.js";
-import type { DashboardEnv, DashboardServices } from "./dashboard-env.js";
+import { type DashboardEnv, type DashboardServices, notFoundPage, render } from "./dashboard-env.js";
+import { publicPage } from "./layout.js";
 import { createReceiverChecker } from "./receiver-check.js";
 import { assetRoutes } from "./routes/asset-routes.js";
 import { creditRoutes } from "./routes/credit-routes.js";
@@ -92,7 +94,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.route("/dashboard/webhooks", webhookRoutes(services));
   app.route("/dashboard/credits", creditRoutes(services));
 
-  app.notFound((c) => c.text("Not found.", 404));
+  // Any other path: the styled page with the navigation (a sign-in page for someone signed out).
+  app.notFound((c) =>
+    c.get("viewer")
+      ? notFoundPage(c)
+      : render(
+          c,
+          publicPage("Not found", html`<p>There is no such page. <a href="/dashboard">The dashboard</a></p>`),
+          404,
+        ),
+  );
   app.onError((error, c) => {
     options.logger.error({ err: error, path: c.req.path }, "dashboard error");
     return c.text("Something went wrong; the server log has the details.", 500);

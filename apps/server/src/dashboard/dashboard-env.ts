@@ -60,8 +60,14 @@ const SECTION_LISTS: Record<Section, { href: string; label: string }> = {
   credits: { href: "/dashboard/credits", label: "Credits" },
 };
 
+/** The section a dashboard path is in (`/dashboard/keys/…` is keys); tasks for any other. */
+export function sectionOfPath(path: string): Section {
+  const segment = path.split("/")[2];
+  return segment !== undefined && Object.hasOwn(SECTION_LISTS, segment) ? (segment as Section) : "tasks";
+}
+
 /** The page for a thing that is not there, or is another account's: the same answer, and the way back. */
-export function notFoundPage(c: DashboardContext, section: Section = "tasks") {
+export function notFoundPage(c: DashboardContext, section: Section = sectionOfPath(c.req.path)) {
   const back = SECTION_LISTS[section];
   return render(
     c,

@@ -10,11 +10,20 @@ import type { CallbackUrlCheck, Engine, WebhookSender } from "@genvideo/engine";
 import { checkWebhookReceiver, type WebhookReceiverReport } from "@genvideo/sdk/receiver-check";
 import type { Logger } from "../logging/logger.js";
 
-export type ReceiverCheckOutcome = { refused: string } | { report: WebhookReceiverReport };
+/**
+ * A refusal (nothing sent), or the report. During a rotation, `overlapEndsAt` is the service time
+ * at which the older secret stops signing.
+ */
+export type ReceiverCheckOutcome =
+  | { refused: string }
+  | { report: WebhookReceiverReport; overlapEndsAt?: number };
 
 export interface ReceiverChecker {
-  /** Checks `url` with the account's current signing secret. */
-  check(accountId: string, url: string): Promise<ReceiverCheckOutcome>;
+  /**
+   * Checks `url` signed as the service signs now (every live secret of the account), every payload
+   * carrying `taskId` when given (the caller has checked that the task is the account's).
+   */
+  check(accountId: string, url: string, taskId?: string): Promise<ReceiverCheckOutcome>;
 }
 
 export interface ReceiverCheckerOptions {
@@ -27,14 +36,21 @@ export interface ReceiverCheckerOptions {
 
 export function createReceiverChecker(options: ReceiverCheckerOptions): ReceiverChecker {
   return {
-    async check(accountId, url) {
+    async check(accountId, url, taskId) {
       const verdict = await options.validateCallbackUrl(url);
       if (!verdict.ok) return { refused: verdict.reason };
-      const secret = await options.admin.currentWebhookSecret(accountId);
-      if (!secret) return { refused: "This account has no live signing secret to sign with." };
-      const report = await checkWebhookReceiver(url, { secret, fetch: throughSender(options.sender) });
+      const signing = await options.admin.signingSecrets(accountId);
+      if (signing.length === 0) return { refused: "This account has no live signing secret to sign with." };
+      const report = await checkWebhookReceiver(url, {
+        secret: signing.map((entry) => entry.secret),
+        fetch: throughSender(options.sender),
+        ...(taskId ? { taskId } : {}),
+      });
       options.logger.info({ accountId, counts: report.counts }, "dashboard checked a webhook receiver");
-      return { report };
+      const overlapEnds = signing
+        .slice(1)
+        .flatMap((entry) => (entry.expiresAt === null ? [] : [entry.expiresAt]));
+      return overlapEnds.length > 0 ? { report, overlapEndsAt: Math.min(...overlapEnds) } : { report };
     },
   };
 }

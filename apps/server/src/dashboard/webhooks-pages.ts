@@ -153,7 +153,9 @@ export interface WebhooksPageData {
 
 export function webhooksPageBody(viewer: Viewer, data: WebhooksPageData): Html {
   const live = liveWebhookSecrets(data.secrets, data.serviceNow);
-  return html`${data.problem ? html`<p class="notice error" role="alert">${data.problem}</p>` : ""}
+  // A test event's problem is said at its form, which the redirect brings into view.
+  const testProblem = data.testUrl !== undefined ? data.problem : undefined;
+  return html`${data.problem && !testProblem ? html`<p class="notice error" role="alert">${data.problem}</p>` : ""}
 ${
   data.newSecret
     ? shownOnce(
@@ -190,13 +192,15 @@ ${overlapFieldset("Keep the current secret signing for")}
 </form>
 ${receiverCheckForm(viewer)}
 
-<h2>Send a test event</h2>
+<section id="test-event" aria-labelledby="test-event-heading">
+<h2 id="test-event-heading">Send a test event</h2>
 <p>A signed test event (<code>task_id</code> all zeros) goes to the URL once, under the same rules as task callbacks, and is kept in the delivery log, marked as a test. It is not retried.</p>
 <form class="stack" method="post" action="/dashboard/webhooks/test">
 ${csrfField(viewer)}
 <label>Receiver URL <input type="url" name="url" required placeholder="https://example.com/webhooks/genvideo" value="${data.testOutcome?.url ?? data.testUrl ?? ""}"></label>
 <div><button type="submit">Send a signed test event</button></div>
 </form>
+${testProblem ? html`<p class="notice error" role="alert">${testProblem}</p>` : ""}
 ${
   data.testOutcome
     ? html`<p class="notice${data.testOutcome.ok ? "" : " error"}" role="status">Test event to <span class="mono">${data.testOutcome.url}</span>: ${
@@ -208,6 +212,7 @@ ${
       }`
     : ""
 }
+</section>
 
 <h2>Delivery log</h2>
 ${webhookEventsTable(data.events, viewer)}

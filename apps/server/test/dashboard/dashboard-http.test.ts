@@ -9,6 +9,7 @@ import { verifyWebhook } from "@genvideo/sdk";
 import { describe, expect, it } from "vitest";
 import { createTask } from "../support/api.js";
 import {
+  afterRedirect,
   csrfTokenIn,
   getWithHost,
   onServer,
@@ -45,7 +46,7 @@ function post(
   cookie: string,
   form: Record<string, string>,
   origin = new URL(server.url).origin,
-) {
+): Promise<Response> {
   return fetch(new URL(path, server.url), {
     method: "POST",
     redirect: "manual",
@@ -153,8 +154,9 @@ describe("defences", () => {
     const after = (await (await page("/dashboard/keys", cookie)).text()).match(/<tr id="key-/g)?.length ?? 0;
     expect(after).toBe(before);
     const ok = await post("/dashboard/keys", cookie, { name: "ci", expires: "never", _csrf: csrf });
-    expect(ok.status).toBe(200);
-    expect(await ok.text()).toMatch(/gen_sk_[0-9A-Za-z]{38}/);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("location")).toBe("/dashboard/keys");
+    expect(await (await afterRedirect(server, ok, cookie)).text()).toMatch(/gen_sk_[0-9A-Za-z]{38}/);
   });
 
   it("refuses requests for a host name that is not the server's (DNS rebinding)", async () => {
@@ -249,8 +251,9 @@ describe("delivery log", () => {
       const csrf = csrfTokenIn(await (await page("/dashboard/webhooks", tester)).text());
       const url = `${receiver.origin}/hook`;
       const sent = await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url });
-      expect(sent.status).toBe(200);
-      const shown = await sent.text();
+      expect(sent.status).toBe(303);
+      expect(sent.headers.get("location")).toBe("/dashboard/webhooks#test-event");
+      const shown = await (await afterRedirect(server, sent, tester)).text();
       expect(shown).toContain("HTTP 503");
       expect(receiver.requests).toHaveLength(1);
       const eventId = receiver.requests[0]!.headers["webhook-id"] as string;
@@ -271,11 +274,14 @@ describe("delivery log", () => {
       expect(await (await page("/dashboard/webhooks", await signedIn())).text()).not.toContain(eventId);
       // A bad URL is refused and recorded nowhere.
       const refused = await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url: "ftp://x" });
-      expect(refused.status).toBe(400);
+      expect(await (await afterRedirect(server, refused, tester)).text()).toContain(
+        "The test event needs an http(s) URL.",
+      );
+      expect(receiver.requests).toHaveLength(1);
 
       // 51 entries: the log's first page holds 50, the next the oldest, nothing twice.
       for (let i = 0; i < 50; i++)
-        expect((await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url })).status).toBe(200);
+        expect((await post("/dashboard/webhooks/test", tester, { _csrf: csrf, url })).status).toBe(303);
       const ids = (text: string) =>
         [...text.matchAll(/aria-label="Test event (msg_test_[0-9a-f]+)"/g)].map((m) => m[1]);
       const first = await (await page("/dashboard/webhooks", tester)).text();
@@ -302,17 +308,53 @@ describe("keys", () => {
       [...(await (await page("/dashboard/keys", cookie)).text()).matchAll(/<tr id="key-/g)].length;
     const before = await keyCount();
 
-    const first = await (await post("/dashboard/keys", cookie, fields)).text();
+    const submit = async (form: Record<string, string>) =>
+      (await afterRedirect(server, await post("/dashboard/keys", cookie, form), cookie)).text();
+    const first = await submit(fields);
     expect(first).toContain('id="new-key"');
-    const again = await post("/dashboard/keys", cookie, fields);
-    expect(again.status).toBe(200);
-    const text = await again.text();
+    const text = await submit(fields);
     expect(text).not.toContain('id="new-key"');
     expect(text).toContain("already created");
     expect(await keyCount()).toBe(before + 1);
     // A fresh form creates another.
-    expect(
-      await (await post("/dashboard/keys", cookie, { ...fields, _form: crypto.randomUUID() })).text(),
-    ).toContain('id="new-key"');
+    expect(await submit({ ...fields, _form: crypto.randomUUID() })).toContain('id="new-key"');
+  });
+
+  it("answers every form with a page that can be reloaded: a new key shows once, then the plain page", async () => {
+    const cookie = await signedIn();
+    const form = await (await page("/dashboard/keys", cookie)).text();
+    const answer = await post("/dashboard/keys", cookie, {
+      _csrf: csrfTokenIn(form),
+      _form: crypto.randomUUID(),
+      name: "reloaded",
+      expires: "7d",
+    });
+    expect(answer.status).toBe(303);
+    const flash = answer.headers.get("set-cookie") ?? "";
+    expect(flash).toMatch(/^genvideo_flash=[A-Za-z0-9_-]+; Max-Age=60; Path=\/; HttpOnly; SameSite=Strict$/);
+    // The cookie is sealed: the key is not in it, nor in the redirect.
+    expect(flash).not.toMatch(/gen_sk_/);
+    expect(answer.headers.get("location")).toBe("/dashboard/keys");
+    const shown = await afterRedirect(server, answer, cookie);
+    expect(await shown.text()).toMatch(/id="new-key"[^>]*value="gen_sk_/);
+    expect(shown.headers.get("set-cookie")).toMatch(/^genvideo_flash=; Max-Age=0/);
+    // The reload (no flash any more) and another session holding the flash get the plain page.
+    expect(await (await page("/dashboard/keys", cookie)).text()).not.toContain('id="new-key"');
+    const stolen = `${await signedIn()}; ${/^(genvideo_flash=[^;]+)/.exec(flash)![1]}`;
+    const elsewhere = await page("/dashboard/keys", stolen);
+    expect(elsewhere.status).toBe(200);
+    expect(await elsewhere.text()).not.toContain('id="new-key"');
+  });
+
+  it("gives every unknown dashboard path the styled page with the navigation", async () => {
+    const cookie = await signedIn();
+    for (const path of ["/dashboard/webhooks/test", "/dashboard/keys/nope/nothing", "/dashboard/elsewhere"]) {
+      const response = await page(path, cookie);
+      expect(response.status, path).toBe(404);
+      const text = await response.text();
+      expect(text, path).toContain('<nav aria-label="Dashboard">');
+      expect(text, path).toContain("/dashboard/assets/app.css");
+    }
+    expect(await (await page("/dashboard/keys/nope/nothing", cookie)).text()).toContain("← All API keys");
   });
 });

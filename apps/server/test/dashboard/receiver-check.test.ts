@@ -18,15 +18,16 @@ import { TEST_WEBHOOK_SECRET } from "../support/server-process.js";
 const receivers = receiverSet();
 afterAll(() => receivers.closeAll());
 
-const admin = { currentWebhookSecret: async () => TEST_WEBHOOK_SECRET } as unknown as Engine["admin"];
+const signing = [{ id: "current", secret: TEST_WEBHOOK_SECRET, createdAt: 0, expiresAt: null }];
+const admin = { signingSecrets: async () => signing } as unknown as Engine["admin"];
 const logger = createLogger("silent");
 
-function checker(allowInsecure: boolean, resolve = fakeDns({}).resolve) {
+function checker(allowInsecure: boolean, resolve = fakeDns({}).resolve, secrets = admin) {
   const sender = createWebhookSender({ allowInsecure, attemptTimeoutMs: 5_000, resolve });
   const checks = createReceiverChecker({
     sender,
     validateCallbackUrl: (url) => validateCallbackUrl(url, { allowInsecure, resolve }),
-    admin,
+    admin: secrets,
     logger,
   });
   return { checks, close: () => sender.close() };
@@ -49,6 +50,30 @@ describe("the dashboard's receiver check through the webhook sender", () => {
     expect(
       receiver.requests.every((request) => request.headers["user-agent"] === "genvideo-webhooks/1"),
     ).toBe(true);
+  });
+
+  it("signs with every live secret during a rotation, and says when the older one stops", async () => {
+    const newer = `whsec_${Buffer.alloc(24, 9).toString("base64")}`;
+    const overlapEndsAt = Date.UTC(2026, 10, 29, 6, 0);
+    const rotating = {
+      signingSecrets: async () => [
+        { id: "newer", secret: newer, createdAt: 2, expiresAt: null },
+        { id: "older", secret: TEST_WEBHOOK_SECRET, createdAt: 1, expiresAt: overlapEndsAt },
+      ],
+    } as unknown as Engine["admin"];
+    const receiver = await receivers.start((request, response) => {
+      verifyWebhook(request.body, request.headers, TEST_WEBHOOK_SECRET).then(
+        () => response.writeHead(204).end(),
+        () => response.writeHead(400).end("refused"),
+      );
+    });
+    const { checks, close } = checker(true, undefined, rotating);
+    const outcome = await checks.check("account", `${receiver.origin}/hook`, crypto.randomUUID());
+    await close();
+    if (!("report" in outcome)) throw new Error(`refused: ${outcome.refused}`);
+    expect(outcome.overlapEndsAt).toBe(overlapEndsAt);
+    expect(outcome.report).toMatchObject({ ok: true, secrets: 2, receiverSecret: "older" });
+    expect(outcome.report.counts).toEqual({ pass: 16, warn: 1, fail: 0, skip: 0 });
   });
 
   it("refuses at connection a name that rebinds to loopback after validation, sending nothing", async () => {

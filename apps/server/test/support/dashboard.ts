@@ -61,3 +61,18 @@ export function getWithHost(
     req.end();
   });
 }
+
+/**
+ * Follows a form's answer as a browser does: a 303 (post/redirect/get) is fetched at its Location
+ * with the session cookie and the one-time flash cookie it set; any other answer is returned as is.
+ */
+export async function afterRedirect(
+  server: RunningServer,
+  response: Response,
+  cookie: string,
+): Promise<Response> {
+  if (response.status !== 303) return response;
+  const flash = /^((?:__Host-)?genvideo_flash=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+  const location = new URL(response.headers.get("location") ?? "", server.url);
+  return fetch(location, { headers: { cookie: flash ? `${cookie}; ${flash}` : cookie }, redirect: "manual" });
+}

@@ -105,3 +105,23 @@ describe("key names and lifetimes", () => {
     expect((await service.rotateApiKey(forever.apiKey.id, 0)).apiKey.expiresAt).toBeNull();
   });
 });
+
+describe("signing secrets", () => {
+  it("lists every secret that signs now, newest first, until a rotated one's overlap ends", async () => {
+    const clock = manualClock();
+    const service = createAdminService(createMemoryStore(), clock);
+    const { account, webhookSecret } = await service.bootstrap();
+    expect((await service.signingSecrets(account.id)).map((s) => s.secret)).toEqual([webhookSecret]);
+    clock.advance(1000);
+    const rotatedAt = clock.now();
+    const current = await service.rotateWebhookSecret(account.id, 3_600_000);
+    const signing = await service.signingSecrets(account.id);
+    expect(signing.map((s) => [s.secret, s.expiresAt])).toEqual([
+      [current, null],
+      [webhookSecret, rotatedAt + 3_600_000],
+    ]);
+    expect(signing[0]).not.toHaveProperty("accountId");
+    clock.advance(3_600_000);
+    expect((await service.signingSecrets(account.id)).map((s) => s.secret)).toEqual([current]);
+  });
+});

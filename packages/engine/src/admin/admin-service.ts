@@ -13,6 +13,7 @@ import type {
   Store,
   StoreTransaction,
   WebhookEventRecord,
+  WebhookSecretRecord,
 } from "../ports.js";
 import {
   listTaskWebhookEvents,
@@ -100,6 +101,11 @@ export interface AdminService {
   rotateWebhookSecret(accountId: string, overlapMs: number): Promise<string>;
   /** The secret webhooks are signed with now (newest live one). */
   currentWebhookSecret(accountId: string): Promise<string | undefined>;
+  /**
+   * Every secret webhooks are signed with now, newest first: the current one, then any rotated out
+   * whose overlap has not ended (`expiresAt`, service time). A delivery carries one signature per secret.
+   */
+  signingSecrets(accountId: string): Promise<Omit<WebhookSecretRecord, "accountId">[]>;
   /** Creates the default account (1000 credits) on first start only; idempotent afterwards. */
   bootstrap(options?: BootstrapOptions): Promise<BootstrapResult>;
   listWebhookEvents(taskId: string): Promise<WebhookEventWithAttempts[]>;
@@ -268,6 +274,12 @@ export function createAdminService(store: Store, clock: Clock): AdminService {
       store.transaction(async (tx) => {
         return liveWebhookSecrets(await tx.listWebhookSecrets(accountId), clock.now())[0]?.secret;
       }),
+    signingSecrets: (accountId) =>
+      store.transaction(async (tx) =>
+        liveWebhookSecrets(await tx.listWebhookSecrets(accountId), clock.now()).map(
+          ({ accountId: _accountId, ...secret }) => secret,
+        ),
+      ),
     async bootstrap(options = {}) {
       const keyProblem =
         options.apiKey === undefined ? undefined : await suppliedApiKeyProblem(options.apiKey);

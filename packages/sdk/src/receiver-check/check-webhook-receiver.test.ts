@@ -150,6 +150,50 @@ describe("checkWebhookReceiver grades the classic receivers", () => {
   });
 });
 
+describe("during a secret rotation (every live secret given, newest first)", () => {
+  const newer = "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYX";
+  const rotating = (handler: Handler) =>
+    checkWebhookReceiver(handler, { secret: [newer, receiverSecret], clock: new TestClock().read });
+
+  it("passes a receiver still on the older secret, warning that the newest alone is refused", async () => {
+    const report = await rotating(correctReceiver(receiverSecret));
+    expect(grades(report), formatWebhookCheckReport(report)).toEqual(
+      allPassBut({ "newest-secret-alone": "warn" }),
+    );
+    expect(report).toMatchObject({ ok: true, secrets: 2, receiverSecret: "older" });
+    expect(report.notes[0]).toMatch(/^The receiver verifies with an older secret only/);
+    expect(report.notes[1]).not.toContain("(as this one may have)");
+    expect(formatWebhookCheckReport(report)).toContain(
+      "(task id 00000000-0000-4000-8000-000000000000; 2 signatures per delivery, as during a secret rotation)",
+    );
+  });
+
+  it("passes a receiver on the newest secret with nothing to say about it", async () => {
+    const report = await rotating(correctReceiver(newer));
+    expect(grades(report)).toEqual(allPassBut({ "newest-secret-alone": "pass" }));
+    expect(report).toMatchObject({ ok: true, receiverSecret: "newest", counts: { pass: 17, warn: 0 } });
+  });
+
+  it("signs each valid delivery with every secret, as the service does", async () => {
+    const signatures: string[] = [];
+    const correct = correctReceiver();
+    await rotating(async (request) => {
+      if (request.headers.get(WEBHOOK_CHECK_HEADER) === "completed")
+        signatures.push(request.headers.get("webhook-signature") ?? "");
+      return correct(request);
+    });
+    expect(signatures[0]?.split(" ")).toHaveLength(2);
+  });
+
+  it("fails a receiver on neither secret, and says nothing of which one it is on", async () => {
+    const stranger = "whsec_GBkaGxwdHh8gISIjJCUmJygpKissLS4v";
+    const report = await rotating(correctReceiver(stranger));
+    expect(report.ok).toBe(false);
+    expect(report.receiverSecret).toBeUndefined();
+    expect(grades(report).completed).toBe("fail");
+  });
+});
+
 describe("what the check sends", () => {
   it("marks every delivery with its case, signs valid ones with the secret, and uses a task id no task has", async () => {
     const received: Request[] = [];

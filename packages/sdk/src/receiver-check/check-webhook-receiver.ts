@@ -7,8 +7,9 @@ import {
 } from "./deliver.js";
 import { gradeAnswer, type WebhookCheckGrade } from "./grade.js";
 import {
-  RECEIVER_CASES,
+  NEWEST_SECRET_CASE,
   type ReceiverCase,
+  receiverCases,
   UNKNOWN_TASK_ID,
   WEBHOOK_CHECK_HEADER,
   WEBHOOKS_GUIDE,
@@ -26,8 +27,13 @@ export const SLOW_ANSWER_MS = 1000;
  * ```
  */
 export interface CheckWebhookReceiverOptions {
-  /** The secret the receiver verifies with, `whsec_<base64>`. */
-  secret: string;
+  /**
+   * The secret the service signs with, `whsec_<base64>`. During a rotation's overlap the service
+   * signs with every live secret: pass them all, newest first, and the check signs as the service
+   * does, then also sends one delivery signed with the newest alone, to tell which secret the
+   * receiver verifies with.
+   */
+  secret: string | readonly string[];
   /**
    * A task the receiver knows; every payload carries its id. Default: an id no task has, which a
    * receiver that refuses unknown task ids refuses (the report then says so).
@@ -79,6 +85,14 @@ export interface WebhookCheckCase {
  */
 export interface WebhookReceiverReport {
   ok: boolean;
+  /** How many secrets signed each valid delivery (more than one during a rotation's overlap). */
+  secrets: number;
+  /**
+   * During a rotation (more than one secret): `newest` when the receiver verified a delivery signed
+   * with the newest secret alone, `older` when it refused it but verified the service's deliveries,
+   * which carry the older secrets' signatures too, and undefined otherwise (the battery says more).
+   */
+  receiverSecret?: "newest" | "older";
   /** The URL checked, or `handler <url>`. */
   target: string;
   /** The task id every payload carried. */
@@ -114,7 +128,8 @@ export async function checkWebhookReceiver(
   target: WebhookReceiverTarget,
   options: CheckWebhookReceiverOptions,
 ): Promise<WebhookReceiverReport> {
-  const { secret, taskId = UNKNOWN_TASK_ID, now = Date.now } = options;
+  const { taskId = UNKNOWN_TASK_ID, now = Date.now } = options;
+  const secrets = typeof options.secret === "string" ? [options.secret] : [...options.secret];
   const handlerUrl = options.url ?? "http://localhost/";
   const channel: DeliveryChannel = {
     target,
@@ -126,7 +141,7 @@ export async function checkWebhookReceiver(
   const firstDeliveryId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const cases: WebhookCheckCase[] = [];
   const answers: WebhookCheckAnswer[] = [];
-  for (const testCase of RECEIVER_CASES) {
+  for (const testCase of receiverCases(secrets.length)) {
     const stopped = answers.find((answer) => unreachable(target, answer));
     if (stopped) {
       const why =
@@ -136,7 +151,7 @@ export async function checkWebhookReceiver(
       cases.push(line(testCase, "skip", `not sent: the receiver ${why}`));
       continue;
     }
-    const request = await testCase.request({ secret, taskId, now: now(), startedAt, firstDeliveryId });
+    const request = await testCase.request({ secrets, taskId, now: now(), startedAt, firstDeliveryId });
     const answer = await deliver(channel, {
       headers: {
         ...request.headers,
@@ -153,14 +168,26 @@ export async function checkWebhookReceiver(
 
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const entry of cases) counts[entry.grade]++;
+  const onSecret = receiverSecretOf(cases);
   return {
     ok: counts.fail === 0,
     target: typeof target === "function" ? `handler ${handlerUrl}` : String(target),
     taskId,
+    secrets: secrets.length,
+    ...(onSecret ? { receiverSecret: onSecret } : {}),
     counts,
     cases,
-    notes: notesOf(options.taskId, cases),
+    notes: notesOf(options.taskId, cases, onSecret),
   };
+}
+
+/** Which secret the receiver is on, read from the deliveries signed by all and by the newest alone. */
+function receiverSecretOf(cases: readonly WebhookCheckCase[]): WebhookReceiverReport["receiverSecret"] {
+  const newestAlone = cases.find((entry) => entry.id === NEWEST_SECRET_CASE);
+  const signedByAll = cases.find((entry) => entry.id === "completed");
+  if (!newestAlone?.answer || !signedByAll?.answer) return undefined;
+  if (newestAlone.grade === "pass") return "newest";
+  return signedByAll.grade === "pass" ? "older" : undefined;
 }
 
 function line(testCase: ReceiverCase, grade: WebhookCheckGrade, detail: string): WebhookCheckCase {
@@ -203,15 +230,29 @@ function answerTime(answers: readonly WebhookCheckAnswer[]): WebhookCheckCase {
   };
 }
 
-function notesOf(givenTaskId: string | undefined, cases: readonly WebhookCheckCase[]): string[] {
-  if (givenTaskId !== undefined) return [];
+function notesOf(
+  givenTaskId: string | undefined,
+  cases: readonly WebhookCheckCase[],
+  receiverSecret: WebhookReceiverReport["receiverSecret"],
+): string[] {
+  const notes: string[] = [];
+  if (receiverSecret === "older") {
+    notes.push(
+      "The receiver verifies with an older secret only: the service's deliveries verify while the rotation's overlap lasts, and are refused once it ends. Give the receiver the newest secret before then.",
+    );
+  }
+  if (givenTaskId !== undefined) return notes;
   const refusedValid = cases.some(
     (entry) =>
-      entry.expected === "2xx" && entry.answer?.status !== undefined && (entry.answer.status ?? 0) >= 400,
+      entry.expected === "2xx" &&
+      entry.id !== NEWEST_SECRET_CASE &&
+      entry.answer?.status !== undefined &&
+      (entry.answer.status ?? 0) >= 400,
   );
-  return [
+  notes.push(
     `Every payload carried task id ${UNKNOWN_TASK_ID}, which no task has: a receiver that refuses task ids it does not know refuses these${
       refusedValid ? " (as this one may have)" : ""
-    }. Check again with a real task's id (taskId, or --task on the command line).`,
-  ];
+    }. Check again with a real task's id (the taskId option, --task on the command line, or the dashboard's Task id field).`,
+  );
+  return notes;
 }

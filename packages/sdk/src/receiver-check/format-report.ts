@@ -10,7 +10,9 @@ import type { WebhookReceiverReport } from "./check-webhook-receiver.js";
  * ```
  */
 export function formatWebhookCheckReport(report: WebhookReceiverReport): string {
-  const lines = [`Webhook receiver check of ${report.target} (task id ${report.taskId})`, ""];
+  const signatures =
+    report.secrets > 1 ? `; ${report.secrets} signatures per delivery, as during a secret rotation` : "";
+  const lines = [`Webhook receiver check of ${report.target} (task id ${report.taskId}${signatures})`, ""];
   for (const entry of report.cases) {
     lines.push(`${entry.grade.padEnd(4)}  ${entry.title}: ${entry.detail}`);
     if (entry.grade === "warn" || entry.grade === "fail") {

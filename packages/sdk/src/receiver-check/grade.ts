@@ -24,7 +24,7 @@ export function gradeAnswer(testCase: ReceiverCase, answer: WebhookCheckAnswer):
   }
   if (testCase.expect === "accept") {
     if (status !== null && status >= 200 && status < 300) return { grade: "pass", detail: what };
-    return { grade: "fail", detail: `${what}, expected a 2xx` };
+    return { grade: testCase.refusedGrade ?? "fail", detail: `${what}, expected a 2xx` };
   }
   if (status !== null && status >= 400 && status < 500) return { grade: "pass", detail: `refused: ${what}` };
   if (status !== null && status >= 200 && status < 300)

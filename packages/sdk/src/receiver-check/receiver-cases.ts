@@ -17,6 +17,11 @@ export interface ReceiverCase {
   id: string;
   title: string;
   expect: "accept" | "refuse";
+  /**
+   * The grade of a refusal where a 2xx was expected; default `fail`. `warn` for what works today and
+   * breaks later (a receiver on a rotated-out secret, which still signs until the overlap ends).
+   */
+  refusedGrade?: "warn";
   /** Why a receiver that answers otherwise is in trouble. */
   why: string;
   docs: string;
@@ -24,7 +29,8 @@ export interface ReceiverCase {
 }
 
 interface CaseContext {
-  secret: string;
+  /** The secrets the service signs with now, newest first (more than one during a rotation). */
+  secrets: readonly string[];
   taskId: string;
   /** Milliseconds since the epoch when this case is sent, for its signature's timestamp. */
   now: number;
@@ -57,11 +63,12 @@ function strangerSecret(): string {
 async function signed(
   context: CaseContext,
   body: string,
-  sign: { id?: string; timestamp?: number; secret?: string } = {},
+  sign: { id?: string; timestamp?: number; secret?: string | readonly string[] } = {},
 ) {
   const headers = await signWebhook({
     payload: body,
-    secret: sign.secret ?? context.secret,
+    // As the service signs: one signature per live secret.
+    secret: sign.secret ?? context.secrets,
     ...(sign.id !== undefined ? { id: sign.id } : {}),
     timestamp: sign.timestamp ?? context.now,
   });
@@ -111,11 +118,29 @@ function withoutHeader(name: string): ReceiverCase {
 const completedBody = (context: CaseContext) =>
   JSON.stringify(payloads(context.taskId, context.startedAt).completed);
 
+/** The id of the case sent only during a rotation: a delivery signed with the newest secret alone. */
+export const NEWEST_SECRET_CASE = "newest-secret-alone";
+
+const newestSecretAlone: ReceiverCase = {
+  id: NEWEST_SECRET_CASE,
+  title: "A valid delivery signed with the newest secret alone, as once the rotation's overlap ends",
+  expect: "accept",
+  refusedGrade: "warn",
+  why: "deliveries carry the older secret's signature only until the rotation's overlap ends; a receiver that knows only the older secret then refuses every one: give it the newest secret before then",
+  docs: "#rotating-the-secret-checking-the-task",
+  request: (context) => signed(context, completedBody(context), { secret: context.secrets.slice(0, 1) }),
+};
+
+/** The battery for `secretCount` live secrets: during a rotation, one more case tells which one the receiver is on. */
+export function receiverCases(secretCount: number): readonly ReceiverCase[] {
+  return secretCount > 1 ? [...RECEIVER_CASES, newestSecretAlone] : RECEIVER_CASES;
+}
+
 /**
  * The battery, in the order it is sent. The first case's `webhook-id` is reused by `repeat`, as a
  * retry after a lost 2xx would; every other case has an id of its own.
  */
-export const RECEIVER_CASES: readonly ReceiverCase[] = [
+const RECEIVER_CASES: readonly ReceiverCase[] = [
   {
     ...valid("completed", "A valid delivery of a completed task", completedBody),
     request: (context) => signed(context, completedBody(context), { id: context.firstDeliveryId }),
@@ -167,7 +192,7 @@ export const RECEIVER_CASES: readonly ReceiverCase[] = [
         id,
         timestamp: context.now,
       });
-      const own = await signWebhook({ payload: body, secret: context.secret, id, timestamp: context.now });
+      const own = await signWebhook({ payload: body, secret: context.secrets, id, timestamp: context.now });
       const signature = `${other[WEBHOOK_HEADERS.signature]} ${own[WEBHOOK_HEADERS.signature]}`;
       return { headers: { ...own, [WEBHOOK_HEADERS.signature]: signature }, body };
     },

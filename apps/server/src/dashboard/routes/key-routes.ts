@@ -11,6 +11,7 @@ import {
   render,
   viewerOf,
 } from "../dashboard-env.js";
+import { redirectWithFlash, takeFlash } from "../flash.js";
 import { EXPIRY_CHOICES, OVERLAP_CHOICES } from "../format.js";
 import { keyLabel } from "../key-state.js";
 import {
@@ -23,19 +24,19 @@ import {
 import { type Html, page, type Viewer } from "../layout.js";
 
 const FORM_NONCE = /^[0-9a-f-]{36}$/;
+const KEYS_PAGE = "/dashboard/keys";
+
+type PageExtras = Omit<KeysPageData, "keys" | "serviceNow">;
 
 /** Mounted at /dashboard/keys. */
 export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
   const { admin, logger } = services;
   const app = new Hono<DashboardEnv>();
 
-  const keysPage = async (
-    c: DashboardContext,
-    extra: Omit<KeysPageData, "keys" | "serviceNow"> = {},
-    status: 200 | 400 = 200,
-  ) => {
+  const keysPage = async (c: DashboardContext) => {
     const viewer = viewerOf(c);
     const keys = await admin.listApiKeys(viewer.accountId);
+    const extra = takeFlash<PageExtras>(c, services, KEYS_PAGE) ?? {};
     return render(
       c,
       page(
@@ -44,9 +45,11 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
         "API keys",
         keysPageBody(viewer, { keys, serviceNow: services.serviceNow(), ...extra }),
       ),
-      status,
     );
   };
+  /** Every form answers with a redirect to the keys page (post/redirect/get), its outcome in a flash. */
+  const backToKeys = (c: DashboardContext, extra: PageExtras) =>
+    redirectWithFlash(c, services, KEYS_PAGE, extra);
   const ownKey = async (c: DashboardContext) =>
     (await admin.listApiKeys(viewerOf(c).accountId)).find((key) => key.id === c.req.param("id"));
 
@@ -55,7 +58,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
   app.post("/", async (c) => {
     const viewer = viewerOf(c);
     const expiry = await formChoice(c, "expires", EXPIRY_CHOICES);
-    if (!expiry) return keysPage(c, { problem: "Choose an expiry from the list." }, 400);
+    if (!expiry) return backToKeys(c, { problem: "Choose an expiry from the list." });
     // The form's one-time nonce, claimed in the database: the same form posted again (a reload,
     // the back button, another API process) creates and shows no second key.
     const nonce = await formField(c, "_form");
@@ -64,16 +67,18 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
       FORM_NONCE.test(nonce) &&
       !(await services.queries.claimFormNonce(nonce, viewer.accountId, services.wallNow()))
     )
-      return keysPage(c, { message: "That key was already created and shown once; it is not shown again." });
+      return backToKeys(c, {
+        message: "That key was already created and shown once; it is not shown again.",
+      });
     try {
       const created = await admin.createApiKey(viewer.accountId, {
         name: (await formField(c, "name")) ?? "",
         expiresAt: expiry.ms === null ? null : services.serviceNow() + expiry.ms,
       });
       logger.info({ accountId: viewer.accountId, keyId: created.apiKey.id }, "dashboard created an API key");
-      return keysPage(c, { created: { key: created.key, summary: created.apiKey } });
+      return backToKeys(c, { created: { key: created.key, summary: created.apiKey } });
     } catch (error) {
-      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
+      if (AdminError.isInstance(error)) return backToKeys(c, { problem: error.message });
       throw error;
     }
   });
@@ -92,19 +97,19 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
     const key = await ownKey(c);
     if (!key) return notFoundPage(c, "keys");
     const overlap = await formChoice(c, "overlap", OVERLAP_CHOICES);
-    if (!overlap) return keysPage(c, { problem: "Choose an overlap from the list." }, 400);
+    if (!overlap) return backToKeys(c, { problem: "Choose an overlap from the list." });
     try {
       const rotated = await admin.rotateApiKey(key.id, overlap.ms);
       logger.info(
         { accountId: key.accountId, keyId: rotated.apiKey.id, replaced: key.id },
         "dashboard rotated an API key",
       );
-      return keysPage(c, {
+      return backToKeys(c, {
         created: { key: rotated.key, summary: rotated.apiKey, replaced: rotated.previous },
         message: `Rotated "${keyLabel(key)}". ${overlapMessage(overlap.ms)}`,
       });
     } catch (error) {
-      if (AdminError.isInstance(error)) return keysPage(c, { problem: error.message }, 400);
+      if (AdminError.isInstance(error)) return backToKeys(c, { problem: error.message });
       throw error;
     }
   });
@@ -116,7 +121,7 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
     if (!key) return notFoundPage(c, "keys");
     await admin.revokeApiKey(key.id);
     logger.info({ accountId: key.accountId, keyId: key.id }, "dashboard revoked an API key");
-    return keysPage(c, {
+    return backToKeys(c, {
       message: `Revoked "${keyLabel(key)}" (${key.prefix}…): refused from its next request on.`,
     });
   });

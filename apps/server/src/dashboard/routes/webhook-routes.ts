@@ -9,6 +9,7 @@ import {
   render,
   viewerOf,
 } from "../dashboard-env.js";
+import { redirectWithFlash, takeFlash } from "../flash.js";
 import { OVERLAP_CHOICES } from "../format.js";
 import { page } from "../layout.js";
 import { decodeCursor, nextPageHref, PAGE_SIZE } from "../pagination.js";
@@ -21,13 +22,16 @@ import {
 
 type PageExtras = Pick<WebhooksPageData, "newSecret" | "overlapMs" | "testOutcome" | "testUrl" | "problem">;
 
+const WEBHOOKS_PAGE = "/dashboard/webhooks";
+
 /** Mounted at /dashboard/webhooks. */
 export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
   const { queries, admin } = services;
   const app = new Hono<DashboardEnv>();
 
-  const webhooksPage = async (c: DashboardContext, extra: PageExtras = {}, status: 200 | 400 = 200) => {
+  const webhooksPage = async (c: DashboardContext) => {
     const viewer = viewerOf(c);
+    const extra = takeFlash<PageExtras>(c, services, WEBHOOKS_PAGE) ?? {};
     const cursor = decodeCursor(c.req.query("after"));
     const [secrets, taskEvents, testEvents] = await Promise.all([
       queries.webhookSecretTimes(viewer.accountId),
@@ -52,27 +56,30 @@ export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
       ...(nextPage ? { nextPage } : {}),
       ...extra,
     });
-    return render(c, page(viewer, "webhooks", "Webhooks", body), status);
+    return render(c, page(viewer, "webhooks", "Webhooks", body));
   };
+  /** Every form answers with a redirect to the page (post/redirect/get), its outcome in a flash. */
+  const backToPage = (c: DashboardContext, extra: PageExtras, fragment = "") =>
+    redirectWithFlash(c, services, `${WEBHOOKS_PAGE}${fragment}`, extra);
 
   app.get("/", (c) => webhooksPage(c));
 
   app.post("/rotate-secret", async (c) => {
     const viewer = viewerOf(c);
     const overlap = await formChoice(c, "overlap", OVERLAP_CHOICES);
-    if (!overlap) return webhooksPage(c, { problem: "Choose an overlap from the list." }, 400);
+    if (!overlap) return backToPage(c, { problem: "Choose an overlap from the list." });
     const secret = await admin.rotateWebhookSecret(viewer.accountId, overlap.ms);
     services.logger.info({ accountId: viewer.accountId }, "dashboard rotated the webhook signing secret");
-    return webhooksPage(c, { newSecret: secret, overlapMs: overlap.ms });
+    return backToPage(c, { newSecret: secret, overlapMs: overlap.ms });
   });
 
   app.post("/test", async (c) => {
     const url = (await formField(c, "url"))?.trim() ?? "";
     const parsed = URL.canParse(url) ? new URL(url) : undefined;
     if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:"))
-      return webhooksPage(c, { problem: "The test event needs an http(s) URL.", testUrl: url }, 400);
+      return backToPage(c, { problem: "The test event needs an http(s) URL.", testUrl: url }, "#test-event");
     const testOutcome = await services.testEvents.send(viewerOf(c).accountId, parsed);
-    return webhooksPage(c, { testOutcome });
+    return backToPage(c, { testOutcome }, "#test-event");
   });
 
   return app;
