@@ -24,6 +24,7 @@ import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer } from "../renderer/synthetic-renderer.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { expectedDatabaseFailure } from "../store/database-failure.js";
+import { tightenedDataModes } from "../store/private-files.js";
 import { createRetentionSweeper } from "../video/retention-sweeper.js";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 import { createWebhookTransport } from "../webhooks/webhook-transport.js";
@@ -96,6 +97,7 @@ export async function startNodeServer(
   options: NodeServerOptions = {},
 ): Promise<NodeServer> {
   const workerId = `${config.role}-${hostname().slice(0, 20)}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  keepDataPrivate(config, logger);
   const database = await openServerDatabase(config, { server: true, applicationName: workerId, logger });
   const { db, clock } = database;
   const telemetry = openServerTelemetry(config, { workerId, database, logger });
@@ -337,4 +339,26 @@ function listenError(error: unknown, config: ServerConfig): Error {
  */
 function answerHalfClosedConnections(server: object): void {
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
+}
+
+/**
+ * The data directory 0700 and a SQLite database's files 0600 (store/private-files.ts); an install
+ * an earlier version made readable by every local user is narrowed here, once, and said so.
+ */
+function keepDataPrivate(config: ServerConfig, logger: Logger): void {
+  const sqlitePath = config.database.kind === "sqlite" ? config.database.path : undefined;
+  try {
+    const tightened = tightenedDataModes(config.dataDir, sqlitePath);
+    if (tightened.length > 0)
+      logger.info(
+        { paths: tightened.map(({ path, from, to }) => `${path} ${from} -> ${to}`) },
+        "file modes narrowed: the data is readable by the server's user only",
+      );
+  } catch (error) {
+    // Not the owner (a volume mounted from elsewhere): the server still runs, and the operator is told.
+    logger.warn(
+      { dataDir: config.dataDir, error: error instanceof Error ? error.message : String(error) },
+      "cannot make the data directory private (0700); other local users may read its secrets",
+    );
+  }
 }

@@ -8,6 +8,7 @@
  */
 import { copyFile, writeFile } from "node:fs/promises";
 import { type Renderer, tinyMp4Bytes } from "@genvideo/engine";
+import { PRIVATE_FILE_MODE } from "../store/private-files.js";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 
 /** The staging name of the one file each video is copied from (any task id's shape will do). */
@@ -18,7 +19,8 @@ export function createFixtureRenderer(storage: Pick<VideoFileStorage, "stagingPa
   const sourceFile = () => {
     source ??= (async () => {
       const path = await storage.stagingPath(SOURCE_ID);
-      await writeFile(path, tinyMp4Bytes());
+      // Each video is a copy of it, mode included.
+      await writeFile(path, tinyMp4Bytes(), { mode: PRIVATE_FILE_MODE });
       return path;
     })();
     // A failed write is tried again by the next render.

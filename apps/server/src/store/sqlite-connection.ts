@@ -4,10 +4,10 @@
  * Prepared statements are kept by SQL text: preparing costs about as much as
  * running a small query.
  */
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ConnectionLock } from "./connection-lock.js";
+import { makePrivateDirectory, makePrivateFile } from "./private-files.js";
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -28,7 +28,10 @@ export class SqliteConnection {
   readonly #statements = new Map<string, PreparedStatement>();
 
   constructor(path: string, busyTimeoutMs = 5000) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") {
+      makePrivateDirectory(dirname(path));
+      makePrivateFile(path);
+    }
     this.database = new DatabaseSync(path);
     // WAL lets the CLI read and write while the server runs; NORMAL survives a
     // process crash (only a power loss can drop the last commits). A WAL that

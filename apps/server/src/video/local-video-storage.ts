@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, open, rename, stat, unlink } from "node:fs/promises";
+import { chmod, copyFile, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
 import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
+import { PRIVATE_FILE_MODE } from "../store/private-files.js";
 import {
   deleteFilesOlderThan,
   deletePartialsOlderThan,
@@ -89,6 +90,8 @@ export class LocalVideoStorage implements ServedVideoStorage {
     const videoKey = this.keyForTask(taskId);
     ensureDirectory(this.dir);
     const target = join(this.dir, videoKey);
+    // The renderer (ffmpeg, a child) made the file under the process's umask.
+    await chmod(sourcePath, PRIVATE_FILE_MODE);
     try {
       await rename(sourcePath, target);
     } catch (error) {

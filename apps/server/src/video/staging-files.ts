@@ -5,9 +5,9 @@
  * a video, and a crash leaves only `.partial` files for the sweep to remove.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { makePrivateDirectory } from "../store/private-files.js";
 
 const STAGING = ".staging";
 /** A staging file untouched this long belongs to no render in progress (ffmpeg writes it every few seconds). */
@@ -21,14 +21,14 @@ export async function stagingFile(dir: string, videoKey: string): Promise<string
 }
 
 /**
- * Makes a folder if it is missing, synchronously: one `mkdir` system call of a
+ * Makes a folder (0700) if it is missing, synchronously: one `mkdir` system call of a
  * few microseconds, where the asynchronous one took a trip through the thread
  * pool per video (a tenth of a worker's CPU at hundreds of renders a second).
  * Called for every file rather than remembered, so a folder removed from
  * outside while the server runs is made again for the next video.
  */
 export function ensureDirectory(path: string): void {
-  mkdirSync(path, { recursive: true });
+  makePrivateDirectory(path);
 }
 
 /** Removes a file, ignoring one that is already gone. */
