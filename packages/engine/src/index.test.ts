@@ -9,9 +9,11 @@ describe("package entries", () => {
     expect(Object.keys(root).sort()).toEqual([
       "ACTIVE_STATES",
       "AdminError",
+      "DATABASE_RETRY_AFTER_SECONDS",
       "DEFAULT_ACCOUNT_NAME",
       "MemoryStore",
       "RateLimiterHeaders",
+      "StoreUnavailableError",
       "TINY_MP4_CONTENT_TYPE",
       "VideoUrlSigner",
       "assertTransactionOpen",

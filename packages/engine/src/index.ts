@@ -27,6 +27,7 @@ export type { RandomUUID } from "./ids.js";
 export type * from "./observer.js";
 export type * from "./ports.js";
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
+export { DATABASE_RETRY_AFTER_SECONDS, StoreUnavailableError } from "./store/store-unavailable-error.js";
 export { assertTransactionOpen } from "./store/transaction-guard.js";
 export type { ForcedOutcome } from "./tasks/force-outcome.js";
 export { ACTIVE_STATES } from "./tasks/lifecycle.js";

@@ -110,6 +110,13 @@ export interface LedgerEntry {
   createdAt: number;
 }
 
+/** The response a create stores under its Idempotency-Key, to replay. */
+export interface IdempotencyResponse {
+  key: string;
+  status: number;
+  body: string;
+}
+
 export interface IdempotencyRecord {
   accountId: string;
   key: string;
@@ -209,10 +216,16 @@ export interface StoreTransaction {
   /**
    * A new task with its charge: `charge.delta` added to the account's credits,
    * the ledger entry and the task, all or nothing. False (nothing written) when
-   * the balance would go below zero. One statement where the database allows
-   * it (PostgreSQL), so the account's row is locked for that statement only.
+   * the balance would go below zero. With `idempotency`, the in-progress record
+   * of that key (the charge's account) is completed with the response in the
+   * same write. One statement where the database allows it (PostgreSQL), so the
+   * account's row is locked for that statement only, never across a round trip.
    */
-  insertChargedTask(task: TaskRecord, charge: LedgerEntry): Promise<boolean>;
+  insertChargedTask(
+    task: TaskRecord,
+    charge: LedgerEntry,
+    idempotency?: IdempotencyResponse,
+  ): Promise<boolean>;
   /**
    * Compare-and-set: applies `patch` only while the task is in one of `from`
    * (and, when given, still leased by `leaseOwner`). Returns whether it did,

@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: 500,
   /** The server is starting (or cannot serve for a moment); see `Retry-After`. The body carries the request id. */
   SERVICE_UNAVAILABLE: 503,
+  /**
+   * The server's database did not answer (a network cut, a database restarting); see `Retry-After`.
+   * Temporary: retry. A create answered so may have been made: retry it with its Idempotency-Key.
+   */
+  DATABASE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -220,6 +220,12 @@ export const ERROR_EXAMPLES: Record<
     },
   ],
   SERVICE_UNAVAILABLE: [{ summary: "Starting up", message: "The service is starting; retry in 1 s." }],
+  DATABASE_UNAVAILABLE: [
+    {
+      summary: "Database out of reach",
+      message: "The service cannot reach its database for a moment; retry in 2 s.",
+    },
+  ],
 };
 
 /** Examples that differ by route: the task-id check, reads' rate limit, redelivery without an event. */

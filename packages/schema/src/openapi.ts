@@ -105,11 +105,15 @@ function errorResponses(
   return responses;
 }
 
-/** Errors every route can answer besides its own: rate limit, a fault of the service, a server starting up. */
+/**
+ * Errors every route can answer besides its own: rate limit, a fault of the service, a server
+ * starting up, its database out of reach.
+ */
 const COMMON_ERRORS = [
   "RATE_LIMITED",
   "INTERNAL_ERROR",
   "SERVICE_UNAVAILABLE",
+  "DATABASE_UNAVAILABLE",
 ] as const satisfies readonly ErrorCode[];
 const TASK_ERRORS = [
   "INVALID_REQUEST",

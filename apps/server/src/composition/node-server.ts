@@ -202,6 +202,9 @@ export async function startNodeServer(
       dashboard: dashboard.app,
       healthOnly: config.role === "worker",
       ...(telemetry.hostRequest ? { observeRequest: telemetry.hostRequest } : {}),
+      ...(database.reachability
+        ? { answeredUnavailable: () => database.reachability!.answeredUnavailable() }
+        : {}),
     }),
   );
   let lastPersist = 0;
@@ -210,9 +213,9 @@ export async function startNodeServer(
     lastPersist = performance.now();
     await clock.persist();
   };
-  // An API process does no background work, but it writes the "last used" times of the
-  // keys it authenticated (the dashboard shows them), and its clock's heartbeat still
-  // tells the others that the cluster's service time is in use.
+  // An API process does no worker ticks, but it writes the "last used" times of the keys it
+  // authenticated (the dashboard shows them), and its clock's heartbeat still tells the others
+  // that the cluster's service time is in use: its "housekeeping" loop.
   const gate = database.workSignals
     ? gateTicks(engine, {
         signals: database.workSignals,
@@ -220,11 +223,16 @@ export async function startNodeServer(
         fullTickEveryMs: FULL_TICK_AT_LEAST_EVERY_MS,
       })
     : undefined;
+  // A tick that fails because the database is out of reach is counted in the episode's closing line.
+  const countedElsewhere = database.reachability
+    ? (error: unknown) => database.reachability!.housekeepingFailed(error)
+    : undefined;
   const worker = works
     ? startWorkerLoop(gate ?? engine, {
         intervalMs: TICK_INTERVAL_MS,
         logger,
         expectedFailure: expectedDatabaseFailure,
+        ...(countedElsewhere ? { countedElsewhere } : {}),
         didWork: (report) =>
           report !== undefined && report.claimed + report.completed + report.failed + report.timedOut > 0,
         async afterTick() {
@@ -235,10 +243,12 @@ export async function startNodeServer(
     : startWorkerLoop(
         { tick: () => engine.flushKeyUsage() },
         {
+          name: "housekeeping",
           intervalMs: CLOCK_PERSIST_INTERVAL_MS,
           logger,
           afterTick: persistClock,
           expectedFailure: expectedDatabaseFailure,
+          ...(countedElsewhere ? { countedElsewhere } : {}),
         },
       );
   wakeWorker = () => {

@@ -29,6 +29,8 @@ export interface RequestHandlerOptions {
   healthOnly?: boolean;
   /** Told of each request the server answers itself, by route template (the engine reports its own). */
   observeRequest?: (event: HttpRequestEvent) => void;
+  /** Told of each API or dashboard request answered 503 (its database out of reach), to count them. */
+  answeredUnavailable?: () => void;
 }
 
 const SERVER_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
@@ -46,6 +48,15 @@ export function createRequestHandler(
   const engineFetch = options.engine.app.fetch;
 
   const dashboard = options.dashboard;
+  const answeredUnavailable = options.answeredUnavailable;
+  // Readiness answers 503 too when the database is out of reach: a probe, not a request refused.
+  const counted = answeredUnavailable
+    ? async (pending: Promise<Response> | Response) => {
+        const response = await pending;
+        if (response.status === 503) answeredUnavailable();
+        return response;
+      }
+    : (pending: Promise<Response> | Response) => pending;
   return async (request, env) => {
     const url = request.url;
     // The path starts after "scheme://authority"; no URL object on the hot path.
@@ -64,12 +75,12 @@ export function createRequestHandler(
         { status: 404 },
       );
     }
-    if (path.startsWith("/api/")) return engineFetch(request);
+    if (path.startsWith("/api/")) return counted(engineFetch(request));
     if (SERVER_PATHS.has(path)) return logged(host, request, path, path, options);
     if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", options);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
-      return logged(dashboard, request, path, "/dashboard/*", options, env);
+      return counted(logged(dashboard, request, path, "/dashboard/*", options, env));
     return engineFetch(request);
   };
 }

@@ -12,6 +12,7 @@ import { openSharedServiceClock, readSharedServiceClock } from "../clock/shared-
 import { ConfigError, type ServerConfig } from "../config.js";
 import type { Logger } from "../logging/logger.js";
 import { PostgresRateLimiter } from "../rate-limiter/postgres-rate-limiter.js";
+import { DatabaseReachability } from "../store/database-reachability.js";
 import { createWorkNotifier, listenForWork, type WorkListener } from "../store/pg-notify.js";
 import { openPostgresStore } from "../store/postgres-store.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
@@ -44,6 +45,11 @@ export interface ServerDatabase {
   workSignals: WorkSignals | undefined;
   /** Rate-limit buckets shared by every process on the database (PostgreSQL); undefined: in memory. */
   rateLimiter: RateLimiterFactory | undefined;
+  /**
+   * PostgreSQL: this process's episodes of its database out of reach (logged, and answered 503);
+   * undefined on SQLite, a file on this machine.
+   */
+  reachability: DatabaseReachability | undefined;
   /** PostgreSQL: this process's pool now (connections open, idle, queries waiting); undefined on SQLite. */
   poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   close(): Promise<void>;
@@ -81,6 +87,7 @@ export async function openServerDatabase(
       workSignals,
       exclusive: (_name, work) => work(),
       rateLimiter: undefined,
+      reachability: undefined,
       poolStats: undefined,
       close: () => store.close(),
     };
@@ -93,11 +100,7 @@ export async function openServerDatabase(
     // A process frozen longer than a lease loses its locks along with its leases.
     idleInTransactionTimeoutMs: config.leaseMs,
     deadPathMs: Math.min(5_000, Math.max(1_000, config.leaseMs / 2)),
-    onDeadPath: (dropped) =>
-      logger?.warn(
-        { dropped },
-        "PostgreSQL unreachable: connections left on a dead network path were dropped; new ones are tried at each use",
-      ),
+    reachability: new DatabaseReachability({ logger }),
     onWork: () => hint(),
   }).catch((error: unknown) => {
     throw new ConfigError(`GENVIDEO_DATABASE_URL: cannot open ${database.redactedUrl}: ${messageOf(error)}`);
@@ -132,7 +135,9 @@ export async function openServerDatabase(
           logger?.warn({ error: messageOf(error) }, "LISTEN connection lost (polling meanwhile)"),
       });
     },
-    rateLimiter: (name, perMinute) => new PostgresRateLimiter(handle.pool, name, perMinute),
+    rateLimiter: (name, perMinute) =>
+      new PostgresRateLimiter(handle.pool, name, perMinute, handle.reachability),
+    reachability: handle.reachability,
     poolStats: () => poolStats(handle.pool),
     async exclusive(name, work) {
       const holder = await handle.pool.connect();

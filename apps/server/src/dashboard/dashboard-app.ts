@@ -4,13 +4,21 @@
  * security.ts and the session middleware in front, and every read scoped to
  * the signed-in account. Each section is a Hono app of its own under routes/.
  */
-import type { CallbackUrlCheck, Engine, Store, VideoStorage, WebhookSender } from "@genvideo/engine";
+import {
+  type CallbackUrlCheck,
+  DATABASE_RETRY_AFTER_SECONDS,
+  type Engine,
+  type Store,
+  type VideoStorage,
+  type WebhookSender,
+} from "@genvideo/engine";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
 import type { Kysely } from "kysely";
 import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
+import { databaseOutOfReach } from "../store/database-failure.js";
 import type { Database } from "../store/tables.js";
 import { type DashboardEnv, type DashboardServices, notFoundPage, render } from "./dashboard-env.js";
 import { publicPage } from "./layout.js";
@@ -105,6 +113,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         ),
   );
   app.onError((error, c) => {
+    // The database out of reach is logged once per episode by the store, not per page.
+    if (databaseOutOfReach(error) !== undefined) {
+      const retryAfter = DATABASE_RETRY_AFTER_SECONDS;
+      return c.html(
+        publicPage(
+          "Database out of reach",
+          html`<p>The server cannot reach its database for a moment. Reload this page in ${retryAfter} seconds; if you were making a change, look whether it was made before making it again.</p>`,
+        ),
+        503,
+        { "Retry-After": String(retryAfter) },
+      );
+    }
     options.logger.error({ err: error, path: c.req.path }, "dashboard error");
     return c.text("Something went wrong; the server log has the details.", 500);
   });

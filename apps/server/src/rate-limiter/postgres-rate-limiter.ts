@@ -17,6 +17,7 @@ import {
   rateLimitDecision,
 } from "@genvideo/engine";
 import type pg from "pg";
+import type { DatabaseReachability } from "../store/database-reachability.js";
 
 const TAKE = `
 insert into rate_limit_buckets as b (bucket, tokens, updated_at, allowed)
@@ -33,20 +34,25 @@ export class PostgresRateLimiter extends RateLimiterHeaders implements RateLimit
   readonly name: string;
   readonly perMinute: number;
   readonly #pool: pg.Pool;
+  readonly #reachability: DatabaseReachability;
 
-  constructor(pool: pg.Pool, name: string, perMinute: number) {
+  /** `reachability`: a database out of reach answers 503, as the store's transactions do. */
+  constructor(pool: pg.Pool, name: string, perMinute: number, reachability: DatabaseReachability) {
     super();
     this.#pool = pool;
+    this.#reachability = reachability;
     this.name = name;
     this.perMinute = perMinute;
   }
 
   async take(key: string): Promise<RateLimitDecision> {
-    const { rows } = await this.#pool.query<{ tokens: number; allowed: boolean }>({
-      name: "genvideo_rate_limit_take",
-      text: TAKE,
-      values: [`${this.name}:${key}`, this.perMinute, this.perMinute / 60_000],
-    });
+    const { rows } = await this.#reachability.serve(() =>
+      this.#pool.query<{ tokens: number; allowed: boolean }>({
+        name: "genvideo_rate_limit_take",
+        text: TAKE,
+        values: [`${this.name}:${key}`, this.perMinute, this.perMinute / 60_000],
+      }),
+    );
     const row = rows[0]!;
     return rateLimitDecision(row.tokens, row.allowed, this.perMinute);
   }

@@ -2,13 +2,28 @@
  * Tells the database failing a process expects (a partition, a restart, a
  * session PostgreSQL ended) from a fault of ours, so that logs say what
  * happened at the level it deserves: the first is an operator's warning, the
- * second an error.
+ * second an error. The one place that decides: requests that meet the first
+ * are answered 503 `DATABASE_UNAVAILABLE` (database-reachability.ts).
  */
+import { StoreUnavailableError } from "@genvideo/engine";
 
 /** SQLSTATE of a session ended by `idle_in_transaction_session_timeout`. */
 const IDLE_IN_TRANSACTION_TIMEOUT = "25P03";
-/** SQLSTATEs of a server shutting down, crashed, or not yet accepting connections. */
-const SERVER_GONE = new Set(["57P01", "57P02", "57P03"]);
+/**
+ * SQLSTATEs of a server shutting down, crashed, or not yet accepting connections, of too many
+ * connections, and of class 08 (a connection that failed or was never made).
+ */
+const SERVER_GONE = new Set([
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+]);
 /** Socket errors of a path or a server that went away. */
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -24,6 +39,7 @@ const NETWORK_MESSAGES = [
   /timeout expired/i,
   /no answer from PostgreSQL/i,
   /timeout exceeded when trying to connect/i,
+  /is not queryable/i,
 ];
 
 /**
@@ -39,4 +55,13 @@ export function expectedDatabaseFailure(error: unknown): string | undefined {
     return `PostgreSQL unreachable: ${text}`;
   if (NETWORK_MESSAGES.some((pattern) => pattern.test(text))) return `PostgreSQL unreachable: ${text}`;
   return undefined;
+}
+
+/**
+ * Why `error` means the database is out of reach for now (a client should retry: 503), or
+ * undefined when it is a fault of ours (500, logged as an error).
+ */
+export function databaseOutOfReach(error: unknown): string | undefined {
+  if (StoreUnavailableError.isInstance(error)) return error.message;
+  return expectedDatabaseFailure(error);
 }

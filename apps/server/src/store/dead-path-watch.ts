@@ -10,13 +10,18 @@
  *
  * A timeout on queries would also cut a healthy slow query short. So a query
  * is never cut for its duration alone: a connection that has waited
- * `suspectAfterMs` for an answer (it sent bytes and heard nothing since)
- * makes the watch open a TCP handshake to the database's address. The
+ * `suspectAfterMs` for an answer (it sent bytes and heard nothing since), or
+ * callers waiting that long on the pool itself (a connect under way, or no
+ * free connection), make the watch open a TCP handshake to the database's address. The
  * database machine's kernel answers a handshake however busy PostgreSQL is,
  * so on a healthy path it succeeds at once and every query keeps waiting.
  * Only when the handshake gets no answer within `probeTimeoutMs` is the path
  * dead: the connections waiting on it are destroyed (their queries fail at
  * once, the pool drops them), and idle ones with them.
+ *
+ * A handshake unanswered for `unansweredAfterMs` already says that requests
+ * should not wait on this database (`onUnanswered`): they are answered 503
+ * then, while connections are dropped only at `probeTimeoutMs`.
  */
 import { connect } from "node:net";
 import type pg from "pg";
@@ -30,6 +35,9 @@ export interface DeadPathWatchOptions {
   probeTimeoutMs: number;
   /** Called once per dead path found, with how many connections were dropped. */
   onDeadPath?: (dropped: number) => void;
+  /** A probe's handshake unanswered this long calls `onUnanswered` (at most `probeTimeoutMs`). */
+  unansweredAfterMs?: number;
+  onUnanswered?: (reason: string) => void;
 }
 
 interface Watched {
@@ -74,33 +82,53 @@ export function watchForDeadPath(pool: pg.Pool, options: DeadPathWatchOptions): 
   const probe = () =>
     new Promise<boolean>((resolve) => {
       const socket = connect({ host: options.host, port: options.port });
+      const unansweredAfterMs = options.unansweredAfterMs;
+      const unanswered =
+        unansweredAfterMs !== undefined && unansweredAfterMs < options.probeTimeoutMs
+          ? setTimeout(
+              () =>
+                options.onUnanswered?.(
+                  `no answer from PostgreSQL: a TCP handshake to it went unanswered for ${unansweredAfterMs} ms`,
+                ),
+              unansweredAfterMs,
+            )
+          : undefined;
+      const timer = setTimeout(() => done(false), options.probeTimeoutMs);
       const done = (alive: boolean) => {
         clearTimeout(timer);
+        clearTimeout(unanswered);
         socket.destroy();
         resolve(alive);
       };
-      const timer = setTimeout(() => done(false), options.probeTimeoutMs);
       socket.once("connect", () => done(true));
       // Refused is an answer: the path carries packets (PostgreSQL's fate is the pool's business).
       socket.once("error", (error: NodeJS.ErrnoException) => done(error.code === "ECONNREFUSED"));
     });
 
+  /** Since when callers have waited on the pool itself (for a free connection, or one connecting). */
+  let poolWaitingSince: number | undefined;
   const check = async () => {
     const now = performance.now();
     let suspect = false;
+    if (pool.waitingCount > 0 || pool.totalCount > watched.size) poolWaitingSince ??= now;
+    else poolWaitingSince = undefined;
+    if (poolWaitingSince !== undefined && now - poolWaitingSince >= options.suspectAfterMs) suspect = true;
     for (const entry of watched.values()) {
       if (entry.socket.bytesWritten > entry.writtenAtLastRead) entry.waitingSince ??= now;
       else entry.waitingSince = undefined;
       if (entry.waitingSince !== undefined && now - entry.waitingSince >= options.suspectAfterMs)
         suspect = true;
     }
-    if (!suspect || probing) return;
+    if (suspect) await probeThePath();
+  };
+
+  const probeThePath = async () => {
+    if (probing) return;
     probing = true;
     try {
       if (await probe()) return;
       const stranded = [...watched.values()];
-      for (const entry of stranded)
-        entry.socket.destroy(new Error("no answer from PostgreSQL: the network path to it is down"));
+      for (const entry of stranded) resetConnection(entry.socket, "the network path to it is down");
       watched.clear();
       options.onDeadPath?.(stranded.length);
     } finally {
@@ -111,4 +139,15 @@ export function watchForDeadPath(pool: pg.Pool, options: DeadPathWatchOptions): 
   const interval = setInterval(() => void check(), Math.max(50, Math.floor(options.suspectAfterMs / 4)));
   interval.unref();
   return { stop: () => clearInterval(interval) };
+}
+
+/**
+ * Ends a connection with a TCP reset, which discards what it had not yet got through: a statement
+ * stuck in a cut is then never delivered after the healing, to run for a caller that gave up on it.
+ * (A plain close would retransmit it, and an autocommit statement would run.)
+ */
+export function resetConnection(socket: import("node:net").Socket, why: string): void {
+  // The client sees its connection end ("Connection terminated unexpectedly") either way.
+  if (!socket.destroyed && !socket.connecting) socket.resetAndDestroy();
+  else socket.destroy(new Error(`no answer from PostgreSQL: ${why}`));
 }

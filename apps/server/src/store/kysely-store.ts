@@ -41,7 +41,8 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
 
     getTask: (id) => tasks.getTask(id),
     insertTask: (task) => tasks.insertTask(task),
-    insertChargedTask: (task, charge) => requestPath.insertChargedTask(task, charge),
+    insertChargedTask: (task, charge, idempotency) =>
+      requestPath.insertChargedTask(task, charge, idempotency),
     transitionTask: (id, from, patch, leaseOwner) => tasks.transitionTask(id, from, patch, leaseOwner),
     transitionTasks: (changes, from, patch, leaseOwner) =>
       tasks.transitionTasks(changes, from, patch, leaseOwner),

@@ -24,7 +24,8 @@ import {
 } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
 import pg from "pg";
-import { watchForDeadPath } from "./dead-path-watch.js";
+import { DatabaseReachability } from "./database-reachability.js";
+import { resetConnection, watchForDeadPath } from "./dead-path-watch.js";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
 import { CompiledQueries, type PreparedQuery, type SqlExecutor } from "./sql-executor.js";
@@ -56,13 +57,17 @@ export interface PostgresStoreOptions {
    * renew a lease in time is worth no more than a new one.
    */
   deadPathMs?: number;
-  /** Called when connections were dropped on a dead path, with how many (for the log). */
-  onDeadPath?: (dropped: number) => void;
+  /**
+   * Where this process's episodes of a database out of reach are kept and logged: the store's
+   * transactions and the pool's checks report to it. Default: one of its own, logging nothing.
+   */
+  reachability?: DatabaseReachability;
 }
 
 export interface PostgresStoreHandle {
   /** The process's connection pool (the store's transactions, the shared rate limits). */
   store: Store;
+  reachability: DatabaseReachability;
   /** Kysely on the same pool, for what is not the engine's: migrations, the server's own state. */
   db: Kysely<Database>;
   pool: pg.Pool;
@@ -86,6 +91,12 @@ const types = {
 
 /** A query unanswered this long makes the pool check its network path (dead-path-watch.ts). */
 const SUSPECT_AFTER_MS = 1_000;
+/**
+ * A check's handshake unanswered this long starts an episode of the database out of reach
+ * (database-reachability.ts): requests are answered 503 from then on, within about
+ * SUSPECT_AFTER_MS + UNANSWERED_AFTER_MS of their start (docs/api.md#errors).
+ */
+const UNANSWERED_AFTER_MS = 1_000;
 
 export function createPostgresPool(url: string, options: PostgresStoreOptions = {}): pg.Pool {
   const deadPathMs = options.deadPathMs ?? 5_000;
@@ -117,7 +128,12 @@ export function createPostgresPool(url: string, options: PostgresStoreOptions = 
       ...target,
       suspectAfterMs: SUSPECT_AFTER_MS,
       probeTimeoutMs: deadPathMs,
-      onDeadPath: (dropped) => options.onDeadPath?.(dropped),
+      unansweredAfterMs: UNANSWERED_AFTER_MS,
+      onUnanswered: (reason) => options.reachability?.lost(reason),
+      onDeadPath: (dropped) =>
+        options.reachability?.lost(
+          `no answer from PostgreSQL: ${dropped} connections left on a dead network path were dropped`,
+        ),
     });
     const end = pool.end.bind(pool);
     pool.end = (() => {
@@ -145,8 +161,9 @@ function networkAddressOf(url: string): { host: string; port: number } | undefin
 /** Connects, applies the migrations once (under an advisory lock) and returns the store. */
 export async function openPostgresStore(
   url: string,
-  options: PostgresStoreOptions = {},
+  givenOptions: PostgresStoreOptions = {},
 ): Promise<PostgresStoreHandle> {
+  const options = { ...givenOptions, reachability: givenOptions.reachability ?? new DatabaseReachability() };
   const pool = createPostgresPool(url, options);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
@@ -155,7 +172,7 @@ export async function openPostgresStore(
     await db.destroy();
     throw error;
   }
-  return { db, pool, store: createPostgresStore(pool, db, options) };
+  return { db, pool, reachability: options.reachability, store: createPostgresStore(pool, db, options) };
 }
 
 /**
@@ -185,13 +202,32 @@ export function createPostgresStore(
   options: PostgresStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
+  const reachability = options.reachability ?? new DatabaseReachability();
   let closed = false;
+
+  /** A connection from the pool; one that comes after `signal` aborted goes back at once. */
+  async function connect(signal: AbortSignal): Promise<pg.PoolClient> {
+    const connecting = pool.connect();
+    if (signal.aborted) throw signal.reason;
+    const aborted = new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+    );
+    aborted.catch(() => undefined);
+    connecting.then(
+      (client) => {
+        if (signal.aborted) client.release();
+      },
+      () => undefined,
+    );
+    return Promise.race([connecting, aborted]);
+  }
 
   async function attempt<T>(
     work: (tx: StoreTransaction) => Promise<T>,
     hints: TransactionOptions,
+    signal: AbortSignal,
   ): Promise<T> {
-    const client = await pool.connect();
+    const client = await connect(signal);
     let writes = 0;
     let open = true;
     let begun: Promise<unknown> | undefined;
@@ -205,6 +241,16 @@ export function createPostgresStore(
       broken = error;
     };
     client.on("error", onConnectionError);
+    // Given up on (the database out of reach): nothing more is sent, and what is on its way is
+    // discarded with the connection, so that it cannot run after the caller was told it failed.
+    const onGiveUp = () => {
+      open = false;
+      broken = signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+      const socket = (client as unknown as { connection?: { stream?: import("node:net").Socket } }).connection
+        ?.stream;
+      if (socket) resetConnection(socket, "given up on");
+    };
+    signal.addEventListener("abort", onGiveUp, { once: true });
     const run = async (query: PreparedQuery) => {
       assertTransactionOpen(open);
       if (hints.readOnly) {
@@ -255,6 +301,7 @@ export function createPostgresStore(
       }
       throw error;
     } finally {
+      signal.removeEventListener("abort", onGiveUp);
       client.removeListener("error", onConnectionError);
       // A connection that failed (or whose rollback failed) is in an unknown state: the pool drops it.
       client.release(broken);
@@ -267,15 +314,17 @@ export function createPostgresStore(
       hints: TransactionOptions = {},
     ): Promise<T> {
       if (closed) throw new Error("the store is closed");
-      for (let attemptNumber = 1; ; attemptNumber++) {
-        try {
-          return await attempt(work, hints);
-        } catch (error) {
-          if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
-          // Both victims of a deadlock retrying in step would meet again: spread them out.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attemptNumber));
+      return reachability.serve(async (signal) => {
+        for (let attemptNumber = 1; ; attemptNumber++) {
+          try {
+            return await attempt(work, hints, signal);
+          } catch (error) {
+            if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+            // Both victims of a deadlock retrying in step would meet again: spread them out.
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attemptNumber));
+          }
         }
-      }
+      });
     },
     async close() {
       if (closed) return;

@@ -5,7 +5,7 @@
  * the two statement-counts.test.ts suites: beside this file for SQLite, in
  * the server's test/postgres/ folder for PostgreSQL.
  */
-import type { KeyAndTask, LedgerEntry, TaskRecord } from "@genvideo/engine";
+import type { IdempotencyResponse, KeyAndTask, LedgerEntry, TaskRecord } from "@genvideo/engine";
 import { type Selectable, sql } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
 import { QueryGroup } from "./query-group.js";
@@ -77,11 +77,23 @@ export class KyselyRequestPathQueries extends QueryGroup {
       .select("task_requests.request as external_request");
   }
 
-  async insertChargedTask(task: TaskRecord, charge: LedgerEntry): Promise<boolean> {
+  async insertChargedTask(
+    task: TaskRecord,
+    charge: LedgerEntry,
+    idempotency?: IdempotencyResponse,
+  ): Promise<boolean> {
     if (!this.context.dataModifyingCtes) {
-      // SQLite: the same three writes in the caller's transaction, the charge first.
-      if (!(await new KyselyAccountQueries(this.context).appendLedger(charge))) return false;
+      // SQLite: the same writes in the caller's transaction, the charge first.
+      const accounts = new KyselyAccountQueries(this.context);
+      if (!(await accounts.appendLedger(charge))) return false;
       await new KyselyTaskQueries(this.context).insertTask(task);
+      if (idempotency)
+        await accounts.completeIdempotency(
+          charge.accountId,
+          idempotency.key,
+          idempotency.status,
+          idempotency.body,
+        );
       return true;
     }
     const request = JSON.stringify(task.request);
@@ -96,10 +108,14 @@ export class KyselyRequestPathQueries extends QueryGroup {
       ...taskColumns.map((column) => taskRow[column]),
       ...ledgerColumns.map((column) => ledgerRow[column]),
       ...(inline ? [] : [task.id, request]),
+      ...(idempotency ? [idempotency.key, idempotency.status, idempotency.body] : []),
     ];
+    const completes = idempotency !== undefined;
     const query = this.cached(
-      `insertChargedTask:${taskColumns.join(",")}:${inline}`,
-      () => ({ compile: () => chargedTaskStatement(taskColumns, ledgerColumns, inline).compile(this.db) }),
+      `insertChargedTask:${taskColumns.join(",")}:${inline}:${completes}`,
+      () => ({
+        compile: () => chargedTaskStatement(taskColumns, ledgerColumns, inline, completes).compile(this.db),
+      }),
       values,
     );
     const row = await this.first<{ charged: number | string }>(query);
@@ -111,11 +127,17 @@ export class KyselyRequestPathQueries extends QueryGroup {
 
 /**
  * PostgreSQL: the conditional debit, the ledger entry, the task (and its large
- * request) in one statement. The inserts select from the debit's RETURNING, so
- * when the balance is short they insert nothing; the account's row is locked
- * for this statement only. Values are slots in the order `insertChargedTask` lists them.
+ * request), and the Idempotency-Key's response when `completes`, in one
+ * statement. The inserts select from the debit's RETURNING, so when the
+ * balance is short they insert nothing; the account's row is locked for this
+ * statement only. Values are slots in the order `insertChargedTask` lists them.
  */
-function chargedTaskStatement(taskColumns: string[], ledgerColumns: string[], inline: boolean) {
+function chargedTaskStatement(
+  taskColumns: string[],
+  ledgerColumns: string[],
+  inline: boolean,
+  completes: boolean,
+) {
   let next = 2;
   const value = (column: string) => {
     const placeholder = sql`${slot(next++)}`;
@@ -130,9 +152,14 @@ function chargedTaskStatement(taskColumns: string[], ledgerColumns: string[], in
   const request = inline
     ? sql``
     : sql`, request as (insert into task_requests (task_id, request) select ${slot(next++)}::text, ${slot(next++)}::text from charged)`;
+  const done = completes
+    ? sql`, done as (update idempotency_keys set state = 'done', response_status = ${slot(next + 1)}::bigint,
+        response_body = ${slot(next + 2)}::text
+        where account_id = ${slot(1)}::text and key = ${slot(next)}::text and exists (select 1 from charged))`
+    : sql``;
   return sql<{ charged: number }>`with charged as (
     update accounts set credits = credits + ${slot(0)}::bigint
     where id = ${slot(1)}::text and credits + ${slot(0)}::bigint >= 0 returning id
-  ), task as (${task}), ledger as (${ledger})${request}
+  ), task as (${task}), ledger as (${ledger})${request}${done}
   select count(*)::int as charged from charged`;
 }

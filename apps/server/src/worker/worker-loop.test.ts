@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../logging/logger.js";
+import { DatabaseReachability } from "../store/database-reachability.js";
 import { startWorkerLoop } from "./worker-loop.js";
 
 const logger = createLogger("info", { write: () => undefined });
@@ -70,5 +71,39 @@ describe("the worker loop", () => {
     await advance(1010);
     expect(ticks).toBe(2);
     await loop.stop();
+  });
+
+  it("counts failures in an episode of the database out of reach instead of logging them, and logs a bug", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logged = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const reachability = new DatabaseReachability({ logger: logged, now: () => Date.now() });
+    const failures: Error[] = [
+      ...Array.from({ length: 5 }, () => new Error("timeout expired")),
+      new TypeError("cannot read properties of undefined"),
+    ];
+    const loop = startWorkerLoop(
+      {
+        async tick() {
+          const failure = failures.shift();
+          if (failure) throw failure;
+        },
+      },
+      {
+        name: "housekeeping",
+        intervalMs: 1000,
+        logger: logged,
+        countedElsewhere: (error) => reachability.housekeepingFailed(error),
+      },
+    );
+    await advance(7000);
+    await loop.stop();
+    expect(lines.map(({ level, msg }) => `${level} ${msg}`)).toEqual([
+      "warn PostgreSQL out of reach: requests that need it are answered 503 DATABASE_UNAVAILABLE until it answers again",
+      "error housekeeping failed",
+      "info housekeeping recovered",
+    ]);
+    // The episode ends at the database's next answer, with the five failures counted.
+    await reachability.serve(async () => undefined);
+    expect(lines.at(-1)).toMatchObject({ msg: "PostgreSQL reachable again", failedHousekeeping: 5 });
   });
 });

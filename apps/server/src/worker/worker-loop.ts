@@ -27,6 +27,13 @@ export interface WorkerLoopOptions<Report = unknown> {
    * session it ended): such a streak is logged at warn with this line, not as an error.
    */
   expectedFailure?: (error: unknown) => string | undefined;
+  /**
+   * Whether a failure belongs to an episode of the database out of reach, which counts it and
+   * logs the episode itself: such a failure writes no line of its own. Checked before `expectedFailure`.
+   */
+  countedElsewhere?: (error: unknown) => boolean;
+  /** What a run is called in the log (default "worker tick"). */
+  name?: string;
 }
 
 export interface WorkerLoop {
@@ -44,22 +51,28 @@ export function startWorkerLoop<Report>(
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
   let consecutiveFailures = 0;
+  /** Failures of the streak that an episode counted: the streak's log lines say only the others. */
+  let loggedFailures = 0;
+  const name = options.name ?? "worker tick";
 
   const runOnce = async () => {
     try {
       const report = await engine.tick();
       if (options.didWork?.(report)) wakeRequested = true;
       await options.afterTick?.();
-      if (consecutiveFailures > 0)
-        options.logger.info({ afterFailures: consecutiveFailures }, "worker tick recovered");
+      if (loggedFailures > 0)
+        options.logger.info({ afterFailures: consecutiveFailures }, `${name} recovered`);
       consecutiveFailures = 0;
+      loggedFailures = 0;
     } catch (error) {
       consecutiveFailures++;
+      if (options.countedElsewhere?.(error)) return;
+      loggedFailures++;
       // One line per streak start and then every 100th, so a dead disk doesn't flood the log.
-      if (consecutiveFailures === 1 || consecutiveFailures % 100 === 0) {
+      if (loggedFailures === 1 || loggedFailures % 100 === 0) {
         const expected = options.expectedFailure?.(error);
-        if (expected) options.logger.warn({ reason: expected, consecutiveFailures }, "worker tick failed");
-        else options.logger.error({ err: error, consecutiveFailures }, "worker tick failed");
+        if (expected) options.logger.warn({ reason: expected, consecutiveFailures }, `${name} failed`);
+        else options.logger.error({ err: error, consecutiveFailures }, `${name} failed`);
       }
     }
   };

@@ -72,10 +72,17 @@ export function internalErrorBody(
   );
 }
 
+/** Why a 503 is sent, in the words of its body. */
+const UNAVAILABLE_BECAUSE = {
+  SERVICE_UNAVAILABLE: "The service is starting",
+  DATABASE_UNAVAILABLE: "The service cannot reach its database for a moment",
+} as const;
+
 /**
  * The 503 body of a server that cannot serve yet (the reference server between
- * listening and the end of its startup sweep): `SERVICE_UNAVAILABLE`, the
- * request id, and when to retry. Send it with `Retry-After`.
+ * listening and the end of its startup sweep: `SERVICE_UNAVAILABLE`), or not
+ * now (its database out of reach: `DATABASE_UNAVAILABLE`, docs/api.md#errors),
+ * with the request id and when to retry. Send it with `Retry-After`.
  *
  * @example
  * Response.json(serviceUnavailableBody("req_123", 1, { create: false }), {
@@ -87,10 +94,11 @@ export function serviceUnavailableBody(
   requestId: string,
   retryAfterSeconds: number,
   options: { create: boolean },
+  code: keyof typeof UNAVAILABLE_BECAUSE = "SERVICE_UNAVAILABLE",
 ): ErrorBody | CreateErrorBody {
   return serverErrorBody(
-    "SERVICE_UNAVAILABLE",
-    `The service is starting; retry in ${retryAfterSeconds} s.`,
+    code,
+    `${UNAVAILABLE_BECAUSE[code]}; retry in ${retryAfterSeconds} s.`,
     requestId,
     options,
   );
@@ -98,7 +106,7 @@ export function serviceUnavailableBody(
 
 /** A 5xx body: the code's reason phrase and the request id to quote; `success: false` on creates. */
 function serverErrorBody(
-  code: "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE",
+  code: "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "DATABASE_UNAVAILABLE",
   message: string,
   requestId: string,
   options: { create: boolean },

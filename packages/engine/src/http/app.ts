@@ -1,6 +1,7 @@
 import { API_PATHS } from "@genvideo/schema";
 import { type Handler, Hono } from "hono";
-import { ApiError, internalErrorBody } from "./api-error.js";
+import { StoreUnavailableError } from "../store/store-unavailable-error.js";
+import { ApiError, internalErrorBody, serviceUnavailableBody } from "./api-error.js";
 import { authMiddleware } from "./auth-middleware.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
@@ -74,6 +75,15 @@ export function createHttpApp(services: HttpServices): Hono<EngineEnv> {
     // Nobody is left to answer: the request log says 499, and no error is logged.
     if (ClientAbortedError.isInstance(error)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     const requestId = c.get("requestId");
+    // The database out of reach is the deployment's condition, not a bug: the store's host logs it
+    // once per episode, and the client retries.
+    if (StoreUnavailableError.isInstance(error)) {
+      const retryAfter = error.retryAfterSeconds;
+      const body = serviceUnavailableBody(requestId, retryAfter, { create }, "DATABASE_UNAVAILABLE");
+      return jsonResponse(c, body, 503, {
+        "Retry-After": String(retryAfter),
+      });
+    }
     services.config.logger.error?.("unhandled error", {
       requestId,
       method: c.req.method,

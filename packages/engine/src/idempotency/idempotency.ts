@@ -38,35 +38,43 @@ export async function startIdempotent(
   now: number,
   ttlMs: number,
 ): Promise<IdempotencyStart> {
-  return store.transaction(async (tx) => {
-    const record = {
-      accountId,
-      key,
-      requestHash: fingerprint,
-      state: "in_progress" as const,
-      responseStatus: null,
-      responseBody: null,
-      createdAt: now,
-      expiresAt: now + ttlMs,
-    };
-    if (await tx.insertIdempotency(record)) return { kind: "proceed" };
-    const existing = await tx.getIdempotency(accountId, key);
-    if (!existing) throw new Error("idempotency record vanished inside a transaction");
+  const record = {
+    accountId,
+    key,
+    requestHash: fingerprint,
+    state: "in_progress" as const,
+    responseStatus: null,
+    responseBody: null,
+    createdAt: now,
+    expiresAt: now + ttlMs,
+  };
+  // Each step is one statement on its own, no transaction around them: a network cut between two
+  // round trips then leaves no lock behind on the key for another process's request to wait on.
+  for (let round = 0; round < 3; round++) {
+    if (await store.transaction((tx) => tx.insertIdempotency(record), { singleWrite: true }))
+      return { kind: "proceed" };
+    const existing = await store.transaction((tx) => tx.getIdempotency(accountId, key), { readOnly: true });
+    // Released since (its request was refused): claim it again.
+    if (!existing) continue;
     if (existing.requestHash !== fingerprint) return { kind: "reused" };
     if (existing.state === "done" && existing.responseStatus !== null && existing.responseBody !== null)
       return { kind: "replay", status: existing.responseStatus, body: existing.responseBody };
-    if (existing.createdAt + ABANDONED_AFTER_MS <= now) {
+    if (existing.createdAt + ABANDONED_AFTER_MS > now) return { kind: "in-progress" };
+    // Abandoned: replaced only if it is still the claim read above, so two takers cannot both win.
+    const replaced = await store.transaction(async (tx) => {
+      const again = await tx.getIdempotency(accountId, key);
+      if (again?.state !== "in_progress" || again.createdAt !== existing.createdAt) return false;
       await tx.deleteIdempotency(accountId, key);
-      await tx.insertIdempotency(record);
-      return { kind: "proceed" };
-    }
-    return { kind: "in-progress" };
-  });
+      return tx.insertIdempotency(record);
+    });
+    if (replaced) return { kind: "proceed" };
+  }
+  return { kind: "in-progress" };
 }
 
 /** Releases a key whose request was refused, so the client may retry with it. */
 export async function releaseIdempotent(store: Store, accountId: string, key: string): Promise<void> {
-  await store.transaction((tx) => tx.deleteIdempotency(accountId, key));
+  await store.transaction((tx) => tx.deleteIdempotency(accountId, key), { singleWrite: true });
 }
 
 /** An Idempotency-Key is 1 to 255 visible ASCII characters. */

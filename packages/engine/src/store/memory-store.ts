@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   IdempotencyRecord,
+  IdempotencyResponse,
   LedgerEntry,
   Store,
   StoreTransaction,
@@ -98,6 +99,16 @@ function memoryTransaction(
   const guard = () => assertTransactionOpen(isOpen());
   const { put, remove, push } = undoableWrites(undo);
   const idempotencyKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
+  const completeIdempotency = (accountId: string, { key, status, body }: IdempotencyResponse) => {
+    const record = tables.idempotency.get(idempotencyKey(accountId, key));
+    if (record)
+      put(tables.idempotency, idempotencyKey(accountId, key), {
+        ...record,
+        state: "done",
+        responseStatus: status,
+        responseBody: body,
+      });
+  };
 
   return {
     async getAccount(id) {
@@ -198,7 +209,7 @@ function memoryTransaction(
       if (tables.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
       put(tables.tasks, task.id, task);
     },
-    async insertChargedTask(task, charge) {
+    async insertChargedTask(task, charge, idempotency) {
       guard();
       const account = tables.accounts.get(charge.accountId);
       if (!account) throw new Error(`no account ${charge.accountId}`);
@@ -207,6 +218,7 @@ function memoryTransaction(
       put(tables.accounts, account.id, { ...account, credits: account.credits + charge.delta });
       push(tables.ledger, { ...charge });
       put(tables.tasks, task.id, task);
+      if (idempotency) completeIdempotency(charge.accountId, idempotency);
       return true;
     },
     async transitionTask(id, from, patch, leaseOwner) {
@@ -303,14 +315,7 @@ function memoryTransaction(
     },
     async completeIdempotency(accountId, key, status, body) {
       guard();
-      const record = tables.idempotency.get(idempotencyKey(accountId, key));
-      if (record)
-        put(tables.idempotency, idempotencyKey(accountId, key), {
-          ...record,
-          state: "done",
-          responseStatus: status,
-          responseBody: body,
-        });
+      completeIdempotency(accountId, { key, status, body });
     },
     async deleteIdempotency(accountId, key) {
       guard();

@@ -23,7 +23,7 @@ export interface IdempotencyTarget {
  * the balance is short it raises `InsufficientCreditsError` and nothing exists,
  * and a task never exists without its charge. When the
  * request carried an Idempotency-Key, the response is stored in that same
- * transaction, so a replay always names a task that exists.
+ * write, so a replay always names a task that exists.
  */
 export async function createTask(
   store: Store,
@@ -62,15 +62,13 @@ export async function createTask(
   };
   const body: CreateTaskBody = { success: true, message: TASK_CREATED_MESSAGE, task_id: task.id };
   const charge = chargeEntry(accountId, task.id, cost, now);
-  // Without an Idempotency-Key the create is one write (one statement on PostgreSQL): no
-  // BEGIN and COMMIT around it, and the account's row is locked for that statement only.
-  const created = idempotency
-    ? await store.transaction(async (tx) => {
-        if (!(await tx.insertChargedTask(task, charge))) return false;
-        await tx.completeIdempotency(accountId, idempotency.key, 200, JSON.stringify(body));
-        return true;
-      })
-    : await store.transaction((tx) => tx.insertChargedTask(task, charge), { singleWrite: true });
+  // One write, its Idempotency-Key's response included (one statement on PostgreSQL): no BEGIN
+  // and COMMIT around it, so the account's row is locked for that statement only, never across
+  // a round trip that a network cut may never finish.
+  const response = idempotency && { key: idempotency.key, status: 200, body: JSON.stringify(body) };
+  const created = await store.transaction((tx) => tx.insertChargedTask(task, charge, response), {
+    singleWrite: true,
+  });
   if (created) return body;
   // Refused, nothing written: the balance is read after, for the message only.
   const account = await store.transaction((tx) => tx.getAccount(accountId), { readOnly: true });

@@ -2,6 +2,7 @@ import { validateGenerationRequest } from "@genvideo/schema";
 import type { Handler } from "hono";
 import { withInsecureCallbacksHint } from "../../callback-url/callback-url-syntax.js";
 import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
+import { StoreUnavailableError } from "../../store/store-unavailable-error.js";
 import { createTask } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
 import { asInsufficientCredits, idempotencyKeyOf, idempotencyRefusal } from "../create-refusals.js";
@@ -67,8 +68,11 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
       observer.taskCreated?.({ modelType: request.model_type });
       return jsonResponse(c, created, 200);
     } catch (error) {
-      // Only a created task is remembered: after any refusal the key is free again.
-      if (idempotencyKey !== undefined) await releaseIdempotent(store, accountId, idempotencyKey);
+      // Only a created task is remembered: after any refusal the key is free again. Not after
+      // the database went out of reach: the create may have been made all the same (its answer
+      // lost), and a retry must then find its response, not a free key.
+      if (idempotencyKey !== undefined && !StoreUnavailableError.isInstance(error))
+        await releaseIdempotent(store, accountId, idempotencyKey);
       throw asInsufficientCredits(error);
     }
   };

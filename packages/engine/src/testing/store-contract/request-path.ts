@@ -68,6 +68,47 @@ export function requestPath(current: () => Store): void {
     expect(missing).toBeUndefined();
   });
 
+  it("completes a create's Idempotency-Key with its response in the same write, and not when refused", async () => {
+    const store = current();
+    const claim = (key: string) => ({
+      accountId: "acc-1",
+      key,
+      requestHash: "h",
+      state: "in_progress" as const,
+      responseStatus: null,
+      responseBody: null,
+      createdAt: T0,
+      expiresAt: T0 + 1_000,
+    });
+    await store.transaction(async (tx) => {
+      await tx.insertIdempotency(claim("order-1"));
+      await tx.insertIdempotency(claim("order-2"));
+    });
+    const response = (key: string) => ({ key, status: 200, body: `{"task_id":"${key}"}` });
+    const created = await store.transaction(
+      (tx) =>
+        tx.insertChargedTask(taskRecord("t-1", { cost: 4 }), charge("l-1", "t-1", -4), response("order-1")),
+      { singleWrite: true },
+    );
+    const refused = await store.transaction(
+      (tx) =>
+        tx.insertChargedTask(taskRecord("t-2", { cost: 7 }), charge("l-2", "t-2", -7), response("order-2")),
+      { singleWrite: true },
+    );
+    expect([created, refused]).toEqual([true, false]);
+    const [first, second] = await store.transaction(async (tx) => [
+      await tx.getIdempotency("acc-1", "order-1"),
+      await tx.getIdempotency("acc-1", "order-2"),
+    ]);
+    expect(first).toEqual({
+      ...claim("order-1"),
+      state: "done",
+      responseStatus: 200,
+      responseBody: '{"task_id":"order-1"}',
+    });
+    expect(second).toEqual(claim("order-2"));
+  });
+
   it("keeps a charged task's large request and rolls the whole create back with its transaction", async () => {
     const store = current();
     const images = {

@@ -1,0 +1,113 @@
+import { StoreUnavailableError } from "@genvideo/engine";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLogger } from "../logging/logger.js";
+import { DatabaseReachability } from "./database-reachability.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function tracked() {
+  vi.useFakeTimers();
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger("debug", { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const reachability = new DatabaseReachability({ logger, patienceMs: 1_000, now: () => Date.now() });
+  return { reachability, lines };
+}
+
+const refused = () =>
+  Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:5432"), { code: "ECONNREFUSED" });
+/** Work that never ends unless its signal aborts. */
+const hanging = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("reset"))));
+
+describe("DatabaseReachability", () => {
+  it("logs one warning when an episode starts and one line when it ends, with what it cost", async () => {
+    const { reachability, lines } = tracked();
+    reachability.answered();
+    expect(lines).toEqual([]);
+
+    await expect(reachability.serve(() => Promise.reject(refused()))).rejects.toSatisfy(
+      StoreUnavailableError.isInstance,
+    );
+    reachability.lost("no answer from PostgreSQL: again");
+    for (let request = 0; request < 3; request++) reachability.answeredUnavailable();
+    expect(reachability.housekeepingFailed(refused())).toBe(true);
+    await vi.advanceTimersByTimeAsync(4_200);
+    await reachability.serve(async () => "answered");
+    reachability.answered();
+
+    expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
+      {
+        level: "warn",
+        msg: "PostgreSQL out of reach: requests that need it are answered 503 DATABASE_UNAVAILABLE until it answers again",
+      },
+      { level: "warn", msg: "PostgreSQL reachable again" },
+    ]);
+    expect(lines[0]).toMatchObject({ reason: "PostgreSQL unreachable: connect ECONNREFUSED 10.0.0.1:5432" });
+    expect(lines[1]).toMatchObject({
+      reason: "PostgreSQL unreachable: connect ECONNREFUSED 10.0.0.1:5432",
+      durationMs: 4_200,
+      answeredUnavailable: 3,
+      failedHousekeeping: 1,
+    });
+    // No stack on either line.
+    expect(JSON.stringify(lines)).not.toMatch(/\n\s+at /);
+    expect(reachability.outOfReach).toBe(false);
+  });
+
+  it("never cuts work short outside an episode", async () => {
+    const { reachability } = tracked();
+    let aborted = false;
+    const slow = reachability.serve(async (signal) => {
+      signal.addEventListener("abort", () => {
+        aborted = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+      return "slow but healthy";
+    });
+    await vi.advanceTimersByTimeAsync(60_000);
+    await expect(slow).resolves.toBe("slow but healthy");
+    expect(aborted).toBe(false);
+  });
+
+  it("gives up on work in an episode once it has waited its patience, and aborts it", async () => {
+    const { reachability } = tracked();
+    const settled: { at: number; error: unknown }[] = [];
+    const started = Date.now();
+    const note = (promise: Promise<unknown>) =>
+      promise.catch((error: unknown) => settled.push({ at: Date.now() - started, error }));
+    // Began 600 ms before the episode: given up 1 s after it began. Began in the episode: 1 s after.
+    const early = note(reachability.serve(hanging));
+    await vi.advanceTimersByTimeAsync(600);
+    reachability.lost("no answer from PostgreSQL: a TCP handshake to it went unanswered for 1000 ms");
+    const late = note(reachability.serve(hanging));
+    await vi.advanceTimersByTimeAsync(2_000);
+    await Promise.all([early, late]);
+    expect(settled.map(({ at }) => at)).toEqual([1_000, 1_600]);
+    for (const { error } of settled) {
+      expect(StoreUnavailableError.isInstance(error)).toBe(true);
+      expect((error as StoreUnavailableError).retryAfterSeconds).toBe(2);
+      expect((error as Error).message).toMatch(/gave no answer within 1000 ms while out of reach/);
+    }
+  });
+
+  it("gives up at once on work that began longer ago than its patience when an episode starts", async () => {
+    const { reachability } = tracked();
+    const started = Date.now();
+    const pending = reachability.serve(hanging).catch(() => Date.now() - started);
+    await vi.advanceTimersByTimeAsync(3_000);
+    reachability.lost("PostgreSQL unreachable: timeout expired");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await pending).toBe(3_000);
+  });
+
+  it("lets a fault of ours through as it is, without an episode", async () => {
+    const { reachability, lines } = tracked();
+    const bug = new TypeError("cannot read properties of undefined");
+    await expect(reachability.serve(() => Promise.reject(bug))).rejects.toBe(bug);
+    expect(reachability.housekeepingFailed(bug)).toBe(false);
+    expect(reachability.outOfReach).toBe(false);
+    expect(lines).toEqual([]);
+  });
+});

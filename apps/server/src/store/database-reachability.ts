@@ -1,0 +1,166 @@
+/**
+ * Whether this process can reach its PostgreSQL now, as episodes: one starts
+ * at the first sign that the database is out of reach (a TCP handshake to it
+ * unanswered, a connect that timed out or was refused, a connection lost, a
+ * session it ended) and ends at the first query it answers again.
+ *
+ * During an episode nothing waits on the database for long: whatever asks it
+ * something (a request's transaction, a rate-limit bucket, a housekeeping
+ * write) gives up `patienceMs` after it began, or at once if it began longer
+ * ago, with `StoreUnavailableError`, which the API answers with 503
+ * `DATABASE_UNAVAILABLE` and `Retry-After`. Outside an episode nothing is cut
+ * for its duration: a healthy slow query runs to its end.
+ *
+ * The log gets two lines per episode, at warn: one when it starts (why), one
+ * when it ends (how long it lasted, how many requests were answered 503, how
+ * many housekeeping runs failed). Nothing per request.
+ */
+import { StoreUnavailableError } from "@genvideo/engine";
+import type { Logger } from "../logging/logger.js";
+import { databaseOutOfReach, expectedDatabaseFailure } from "./database-failure.js";
+
+/** How long a call waits on a database in an episode before it is answered 503 (docs/operating.md). */
+export const PATIENCE_IN_EPISODE_MS = 1_000;
+
+interface Episode {
+  startedAt: number;
+  reason: string;
+  /** Requests answered 503 during it. */
+  answeredUnavailable: number;
+  /** Housekeeping runs (an API process's key-usage writes, a worker's ticks) that failed during it. */
+  failedHousekeeping: number;
+}
+
+interface Waiting {
+  startedAt: number;
+  giveUp: (error: StoreUnavailableError) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface DatabaseReachabilityOptions {
+  logger?: Logger | undefined;
+  /** Default PATIENCE_IN_EPISODE_MS. */
+  patienceMs?: number;
+  now?: () => number;
+}
+
+export class DatabaseReachability {
+  readonly #logger: Logger | undefined;
+  readonly #patienceMs: number;
+  readonly #now: () => number;
+  #episode: Episode | undefined;
+  readonly #waiting = new Set<Waiting>();
+
+  constructor(options: DatabaseReachabilityOptions = {}) {
+    this.#logger = options.logger;
+    this.#patienceMs = options.patienceMs ?? PATIENCE_IN_EPISODE_MS;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Whether an episode is going on. */
+  get outOfReach(): boolean {
+    return this.#episode !== undefined;
+  }
+
+  /** The database showed it is out of reach: starts an episode (one warning) unless one is going on. */
+  lost(reason: string): void {
+    if (this.#episode) return;
+    this.#episode = { startedAt: this.#now(), reason, answeredUnavailable: 0, failedHousekeeping: 0 };
+    this.#logger?.warn(
+      { reason },
+      "PostgreSQL out of reach: requests that need it are answered 503 DATABASE_UNAVAILABLE until it answers again",
+    );
+    for (const waiting of this.#waiting) this.#arm(waiting);
+  }
+
+  /** The database answered: ends the episode going on, if any, with one line saying what it cost. */
+  answered(): void {
+    const episode = this.#episode;
+    if (!episode) return;
+    this.#episode = undefined;
+    for (const waiting of this.#waiting) {
+      clearTimeout(waiting.timer);
+      waiting.timer = undefined;
+    }
+    this.#logger?.warn(
+      {
+        reason: episode.reason,
+        durationMs: Math.round(this.#now() - episode.startedAt),
+        answeredUnavailable: episode.answeredUnavailable,
+        failedHousekeeping: episode.failedHousekeeping,
+      },
+      "PostgreSQL reachable again",
+    );
+  }
+
+  /** A request was answered 503 `DATABASE_UNAVAILABLE`: counted in the episode going on. */
+  answeredUnavailable(): void {
+    if (this.#episode) this.#episode.answeredUnavailable++;
+  }
+
+  /**
+   * A housekeeping run failed: true when the failure belongs to the episode going on (or starts
+   * one), and is counted in it instead of being logged on its own.
+   */
+  housekeepingFailed(error: unknown): boolean {
+    const reason = databaseOutOfReach(error);
+    if (reason === undefined) return false;
+    this.lost(reason);
+    this.#episode!.failedHousekeeping++;
+    return true;
+  }
+
+  /**
+   * Runs `work`, which asks the database something, within the episode rule: it fails with
+   * `StoreUnavailableError` when an episode is going on `patienceMs` after it began (`signal`
+   * aborts then, for work that can stop), or when it fails the way a database out of reach does.
+   * Its success ends an episode.
+   */
+  async serve<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    let giveUp!: (error: StoreUnavailableError) => void;
+    const gaveUp = new Promise<never>((_, reject) => {
+      giveUp = (error) => {
+        reject(error);
+        controller.abort(error);
+      };
+    });
+    gaveUp.catch(() => undefined);
+    const waiting: Waiting = { startedAt: this.#now(), giveUp, timer: undefined };
+    this.#waiting.add(waiting);
+    if (this.#episode) this.#arm(waiting);
+    const running = work(controller.signal);
+    try {
+      const value = await Promise.race([running, gaveUp]);
+      this.answered();
+      return value;
+    } catch (error) {
+      // Given up on: whatever `work` failed with once aborted is not the reason.
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (StoreUnavailableError.isInstance(error)) throw error;
+      const reason = expectedDatabaseFailure(error);
+      if (reason === undefined) throw error;
+      this.lost(reason);
+      throw new StoreUnavailableError(reason, { cause: error });
+    } finally {
+      clearTimeout(waiting.timer);
+      this.#waiting.delete(waiting);
+      // Given up on, `work` still ends in its own time (its connection reset): its outcome is nobody's.
+      running.catch(() => undefined);
+    }
+  }
+
+  #arm(waiting: Waiting): void {
+    if (waiting.timer !== undefined) return;
+    const episode = this.#episode!;
+    const delay = Math.max(0, waiting.startedAt + this.#patienceMs - this.#now());
+    waiting.timer = setTimeout(() => {
+      waiting.timer = undefined;
+      waiting.giveUp(
+        new StoreUnavailableError(
+          `PostgreSQL gave no answer within ${this.#patienceMs} ms while out of reach (${episode.reason})`,
+        ),
+      );
+    }, delay);
+  }
+}
