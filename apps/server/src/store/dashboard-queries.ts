@@ -326,19 +326,23 @@ export class DashboardQueries {
   }
 
   /**
-   * A task's ledger entries (its charge, its refund), the account's only. Read
-   * on `ledger_entries_task_reason` and put in order here: an ORDER BY in SQL
-   * makes SQLite walk the account's whole ledger on the index that holds that
-   * order, as slow as the account is old.
+   * A task's ledger entries (its charge, its refund), the account's only. The
+   * query names the task alone, so that `ledger_entries_task_reason` is the one
+   * index it can use: with the account in it too (or an ORDER BY), SQLite, which
+   * has no statistics, took `ledger_entries_account_created` and walked the
+   * account's whole ledger, as slow as the account is old. The task's one or two
+   * entries are checked against the account and put in order here.
    */
   async taskLedger(accountId: string, taskId: string): Promise<LedgerEntry[]> {
     const rows = await this.#db
       .selectFrom("ledger_entries")
       .selectAll()
       .where("task_id", "=", taskId)
-      .where("account_id", "=", accountId)
       .execute();
-    return rows.map(ledgerFromRow).sort(oldestFirst);
+    return rows
+      .map(ledgerFromRow)
+      .filter((entry) => entry.accountId === accountId)
+      .sort(oldestFirst);
   }
 
   // ---- ledger ----
