@@ -24,6 +24,8 @@ let page: Page;
 let apiKey: string;
 /** Responses of 400 and more the browser got for anything a page loaded (icons included). */
 const failedLoads: string[] = [];
+/** What the console said at error level (a CSP violation, a script error), page by page. */
+const consoleErrors: string[] = [];
 /** Pages visited, for the layout check at the end. */
 const pages = new Map<string, string>();
 
@@ -38,8 +40,16 @@ beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ viewport: VIEWPORTS.desktop });
   page = await context.newPage();
+  page.on("console", (message) => {
+    // A load that failed is counted by failedLoads, with its URL.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+      consoleErrors.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
   page.on("response", (response) => {
-    if (response.status() >= 400 && !response.url().includes("/dashboard/tasks/00000000"))
+    // The unknown task and the unknown path are 404s on purpose.
+    const meant = ["/dashboard/tasks/00000000", "/dashboard/webhooks/test"];
+    if (response.status() >= 400 && !meant.some((path) => response.url().includes(path)))
       failedLoads.push(`${response.status()} ${response.url()}`);
   });
   await page.goto(new URL(link.pathname + link.search, server.url).href);
@@ -154,7 +164,16 @@ describe("the dashboard's first hour", () => {
     expect(await page.locator(`#${await keyRowId(page, fresh)} td[data-expires]`).textContent()).toMatch(
       /\(in 30 d\)$/,
     );
-    expect(await page.locator(`#${await keyRowId(page, key)} .badge`).textContent()).toBe("expires soon");
+    const replaced = page.locator(`#${await keyRowId(page, key)}`);
+    expect(await replaced.locator(".badge").textContent()).toBe("expires soon");
+    // Rotated already: it says by what, and offers no second rotation (its successor is the one to rotate).
+    expect(await replaced.locator("[data-replaced]").textContent()).toBe(
+      `replaced by ${fresh.slice(0, 11)}…`,
+    );
+    expect(await replaced.locator('a[href$="/rotate"]').count()).toBe(0);
+    await page.goto(at(`/dashboard/keys/${(await keyRowId(page, key)).slice(4)}/rotate`));
+    expect(await page.locator("main").textContent()).toContain("was already rotated");
+    await visit("keys", "/dashboard/keys");
 
     await page.locator(`#${await keyRowId(page, fresh)} a[href$="/revoke"]`).click();
     pages.set("key-revoke", page.url());
@@ -164,6 +183,13 @@ describe("the dashboard's first hour", () => {
     expect(await page.locator(`#${await keyRowId(page, fresh)} td[data-expires]`).textContent()).toMatch(
       /^revoked \d{4}-.+ UTC$/,
     );
+  });
+
+  it("gives an unknown dashboard path the styled page with the navigation", async () => {
+    const response = await page.goto(at("/dashboard/webhooks/test"));
+    expect(response?.status()).toBe(404);
+    pages.set("unknown-path", page.url());
+    expect(await page.getByRole("navigation", { name: "Dashboard" }).count()).toBe(1);
   });
 
   it("offers the way back from an unknown task", async () => {
@@ -197,8 +223,28 @@ describe("the dashboard's first hour", () => {
     await page.setViewportSize(VIEWPORTS.desktop);
   });
 
-  it("loaded nothing that failed (no icon 404 on any page)", () => {
+  it("loaded nothing that failed (no icon 404 on any page), and the console logged no error (no CSP violation)", () => {
     expect(failedLoads).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("the layout check catches a table cut off at a phone's edge (the old scrolling tables)", async () => {
+    const strict = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
+    try {
+      await strict.addCookies(await context.cookies());
+      const other = await strict.newPage();
+      await other.goto(at("/dashboard/keys"));
+      expect(await layoutProblems(other)).toEqual([]);
+      await other.addStyleTag({
+        content:
+          ".table-wrap table { display: table !important; } .table-wrap thead { display: table-header-group !important; position: static !important; width: auto !important; height: auto !important; clip-path: none !important; } .table-wrap tbody { display: table-row-group !important; } .table-wrap tr { display: table-row !important; } .table-wrap td { display: table-cell !important; padding: 6px 8px !important; white-space: nowrap; }",
+      });
+      expect(await layoutProblems(other)).toContainEqual(
+        expect.stringMatching(/^a table is cut off .*"Actions"/),
+      );
+    } finally {
+      await strict.close();
+    }
   });
 
   it("the layout check catches radios floating away from their words (the old stacked labels)", async () => {

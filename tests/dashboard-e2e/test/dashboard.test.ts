@@ -227,6 +227,8 @@ describe("the dashboard in Chromium", () => {
       20_000,
       "the redelivery",
     );
+    // The count says what the table holds: every attempt, and how many the new round made.
+    expect(await page.locator("main").textContent()).toContain("6 attempts · redelivered: 1 attempt since");
     await page.goto(dashboard("/dashboard/webhooks"));
     expect(await page.locator("main").textContent()).toContain(task_id);
 

@@ -49,6 +49,8 @@ form.inline { display: inline; }
 fieldset.choices label { display: flex; flex-direction: row; align-items: center; gap: 8px; padding: 2px 0; }
 fieldset.choices input { margin: 0; }
 .stack { display: flex; flex-direction: column; gap: 10px; max-width: 520px; }
+/* A form's buttons and links stay together on one row, apart enough to tell them apart. */
+.actions { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 0.85em; border: 1px solid currentColor; }
 .state-completed, .state-delivered, .state-active { color: var(--ok); }
@@ -71,9 +73,21 @@ ol.timeline li { padding: 4px 0 8px 14px; }
 video { max-width: 100%; max-height: 360px; background: #000; }
 .pager { margin-top: 12px; display: flex; gap: 12px; }
 progress { width: 80px; }
+td time { white-space: nowrap; }
 @media (max-width: 640px) {
   main { padding: 12px; } header.top { padding: 8px 12px; } .clock-note { padding: 6px 12px; }
   th.optional, td.optional { display: none; }
+  /* On a phone a table's rows become cards, each cell under its column's name (app.js copies the
+     names into data-label): no column is cut off at the screen's edge, no timestamp squeezed. */
+  .table-wrap table, .table-wrap tbody, .table-wrap tr { display: block; }
+  .table-wrap thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  .table-wrap tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
+  .table-wrap td { display: block; position: relative; border: 0; padding: 3px 4px 3px calc(8em + 12px);
+    min-height: 1.9em; overflow-wrap: anywhere; }
+  .table-wrap td.optional { display: none; }
+  .table-wrap td::before { content: attr(data-label); position: absolute; left: 4px; width: 8em;
+    color: var(--muted); font-weight: 600; overflow-wrap: normal; }
+  td.prompt { max-width: none; }
 }
 `;
 
@@ -95,6 +109,16 @@ document.addEventListener("click", (event) => {
     () => { if ("select" in source) source.select(); button.textContent = "Press Ctrl+C"; },
   );
 });
+
+// Each table cell carries its column's name, which a phone shows beside it (the rows become cards).
+function labelCells() {
+  for (const table of document.querySelectorAll(".table-wrap table")) {
+    const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+    for (const row of table.querySelectorAll("tbody tr"))
+      [...row.children].forEach((cell, index) => { if (names[index]) cell.dataset.label = names[index]; });
+  }
+}
+labelCells();
 
 // The live task list: rows arrive as server-rendered HTML over server-sent events.
 const live = document.querySelector("tbody[data-live]");
@@ -121,6 +145,7 @@ if (live && "EventSource" in window) {
       const empty = document.getElementById("no-tasks");
       if (empty) empty.remove();
     }
+    labelCells();
   });
 }
 `;

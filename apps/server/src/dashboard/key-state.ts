@@ -24,3 +24,21 @@ export const KEY_STATE_WORDS: Record<KeyState, string> = {
 export function keyLabel(key: Pick<ApiKeySummary, "name">): string {
   return key.name || "no name";
 }
+
+/**
+ * The key that replaces `key`: a newer key of the same name made while `key` still worked, which is
+ * what a rotation leaves (the old key then works until the overlap ends). Such a key is not rotated
+ * again: its successor is. Undefined for a key nothing replaced (or whose successor was revoked).
+ */
+export function successorOf(key: ApiKeySummary, keys: readonly ApiKeySummary[]): ApiKeySummary | undefined {
+  if (key.expiresAt === null || key.revokedAt !== null) return undefined;
+  const stopsAt = key.expiresAt;
+  return keys.find(
+    (other) =>
+      other.id !== key.id &&
+      other.name === key.name &&
+      other.revokedAt === null &&
+      other.createdAt > key.createdAt &&
+      other.createdAt <= stopsAt,
+  );
+}

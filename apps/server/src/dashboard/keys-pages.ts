@@ -2,7 +2,7 @@
 import type { ApiKeySummary } from "@genvideo/engine";
 import { html } from "hono/html";
 import { EXPIRY_CHOICES, humanDuration, humanTime } from "./format.js";
-import { KEY_STATE_WORDS, keyLabel, keyState } from "./key-state.js";
+import { KEY_STATE_WORDS, keyLabel, keyState, successorOf } from "./key-state.js";
 import { csrfField, type Html, shownOnce, stateBadge, type Viewer } from "./layout.js";
 import { overlapFieldset } from "./webhooks-pages.js";
 
@@ -61,18 +61,21 @@ ${csrfField(viewer)}
 <tbody>
 ${newest.map((key) => {
   const state = keyState(key, data.serviceNow);
+  const successor = state === "expired" ? undefined : successorOf(key, data.keys);
   return html`<tr id="key-${key.id}">
 <td>${keyLabel(key)}</td>
 <td class="mono optional" data-key-id>${key.id}</td>
 <td class="mono" data-prefix>${key.prefix}…</td>
-<td>${stateBadge(state, KEY_STATE_WORDS[state])}</td>
+<td>${stateBadge(state, KEY_STATE_WORDS[state])}${successor ? html` <span class="muted" data-replaced>replaced by <span class="mono">${successor.prefix}…</span></span>` : ""}</td>
 <td class="optional">${humanTime(key.createdAt)}</td>
 <td data-last-used>${key.lastUsedAt === null ? "never" : humanTime(key.lastUsedAt)}</td>
 <td class="optional" data-expires>${expiryText(key, data.serviceNow)}</td>
 <td>${
-    state === "active" || state === "expiring"
-      ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="skip"> ${keyLabel(key)}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="skip"> ${keyLabel(key)}</span></a>`
-      : ""
+    state !== "active" && state !== "expiring"
+      ? ""
+      : successor
+        ? html`<a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="skip"> ${keyLabel(key)}</span></a>`
+        : html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="skip"> ${keyLabel(key)}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="skip"> ${keyLabel(key)}</span></a>`
   }</td>
 </tr>`;
 })}
@@ -88,12 +91,15 @@ function successorLifetime(key: ApiKeySummary): string {
     : `expires ${humanDuration(roundedUp(key.expiresAt - key.createdAt))} after it is made, as this one was made to`;
 }
 
-export function rotateKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
+export function rotateKeyBody(viewer: Viewer, key: ApiKeySummary & { successor?: ApiKeySummary }): Html {
+  if (key.successor)
+    return html`<p class="notice" role="status"><strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>) was already rotated: <span class="mono">${key.successor.prefix}…</span> replaces it, and it stops working ${humanTime(key.expiresAt)}. Rotate the new key instead.</p>
+<p><a href="/dashboard/keys#key-${key.successor.id}">← API keys</a></p>`;
   return html`<p>Rotating <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>) creates a new key with the same name, which ${successorLifetime(key)}. The old key keeps working for the overlap you choose, then is refused.</p>
 <form class="stack" method="post" action="/dashboard/keys/${key.id}/rotate">
 ${csrfField(viewer)}
 ${overlapFieldset("Keep the old key working for")}
-<div><button type="submit">Rotate key</button> <a href="/dashboard/keys">Cancel</a></div>
+<div class="actions"><button type="submit">Rotate key</button> <a href="/dashboard/keys">Cancel</a></div>
 </form>`;
 }
 
@@ -101,7 +107,7 @@ export function revokeKeyBody(viewer: Viewer, key: ApiKeySummary): Html {
   return html`<p class="notice error">Revoke <strong>${keyLabel(key)}</strong> (<span class="mono">${key.prefix}…</span>)? Every request with it is refused from the next one on (401). This cannot be undone.</p>
 <form method="post" action="/dashboard/keys/${key.id}/revoke">
 ${csrfField(viewer)}
-<button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel</a>
+<div class="actions"><button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel</a></div>
 </form>`;
 }
 

@@ -27,9 +27,13 @@ export function decodeCursor(text: string | undefined): Cursor | undefined {
 
 /**
  * The link to the page after `rows`, or undefined when `rows` is not a full
- * page (nothing older). `href` makes the link from the encoded cursor.
+ * page of `pageSize` (nothing older). `href` makes the link from the encoded cursor.
  */
-export function nextPageHref(rows: readonly Cursor[], href: (after: string) => string): string | undefined {
+export function nextPageHref(
+  rows: readonly Cursor[],
+  href: (after: string) => string,
+  pageSize: number = PAGE_SIZE,
+): string | undefined {
   const last = rows.at(-1);
-  return rows.length >= PAGE_SIZE && last ? href(encodeCursor(last)) : undefined;
+  return rows.length >= pageSize && last ? href(encodeCursor(last)) : undefined;
 }

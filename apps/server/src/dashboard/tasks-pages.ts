@@ -103,8 +103,7 @@ export function taskListBody(query: TaskListQuery, tasks: TaskSummary[], liveUrl
   <label>Created from (UTC) <input type="datetime-local" name="from" value="${values.from}"></label>
   <label>Created before (UTC) <input type="datetime-local" name="to" value="${values.to}"></label>
   <label>Task id <input type="search" name="q" value="${values.q}" placeholder="id or its start" spellcheck="false"></label>
-  <button type="submit">Apply</button>
-  <a class="button secondary" href="/dashboard/tasks">Clear</a>
+  <div class="actions"><button type="submit">Apply</button> <a class="button secondary" href="/dashboard/tasks">Clear</a></div>
 </form>
 ${query.problem ? html`<p class="notice error" role="alert">Filter not applied: ${query.problem}.</p>` : ""}
 <p id="live-status" class="muted" aria-live="polite">${query.cursor ? "Older tasks: this page updates the rows it shows." : "New tasks appear here as they are created."}</p>

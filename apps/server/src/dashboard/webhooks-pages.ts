@@ -63,6 +63,16 @@ function attemptOutcome(attempt: WebhookEventWithAttempts["attempts"][number]): 
   return attempt.error ?? "no response";
 }
 
+/**
+ * How many attempts the table below lists, and after a redelivery how many of them are of the new
+ * round: the event's own count restarts at a redelivery (it bounds the retries), its attempts stay.
+ */
+function attemptsSummary(event: LoggedEvent): string {
+  const total = countOf(event.attempts.length, "attempt");
+  if (event.attempts.length <= event.attemptCount) return total;
+  return `${total} · redelivered: ${countOf(event.attemptCount, "attempt")} since`;
+}
+
 /** The start of the receiver's answer, escaped like every value, folded away until asked for. */
 function responseExcerpt(attempt: WebhookEventWithAttempts["attempts"][number]): Html | string {
   if (!attempt.responseExcerpt) return "";
@@ -107,7 +117,7 @@ export function webhookEventsTable(events: LoggedEvent[], viewer?: Viewer): Html
     ) => html`<section class="card" aria-label="${event.test ? "Test event" : "Delivery"} ${event.id}"${event.test ? html` data-test-event` : ""}>
 <p>${stateBadge(event.state)} <span class="mono">${event.id}</span> → <span class="mono">${event.url}</span>
 ${viewer ? eventSubject(event) : ""}</p>
-<p class="muted">Created ${humanTime(event.createdAt)} · ${countOf(event.attemptCount, "attempt")}${
+<p class="muted">Created ${humanTime(event.createdAt)} · ${attemptsSummary(event)}${
       event.state === "pending" && event.nextAttemptAt !== null
         ? html` · next attempt ${humanTime(event.nextAttemptAt)}`
         : ""
@@ -115,14 +125,24 @@ ${viewer ? eventSubject(event) : ""}</p>
 ${
   event.attempts.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
-    : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Sent</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
-        (attempt) =>
-          html`<tr><td>${attempt.attempt}</td><td>${humanTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${sentRequest(attempt, event.payload)}</td><td>${responseExcerpt(attempt)}</td></tr>`,
-      )}</tbody></table></div>`
+    : attemptsTable(event, viewer === undefined)
 }
 ${viewer ? eventAction(event, viewer) : ""}
 </section>`,
   )}`;
+}
+
+/**
+ * An event's attempts. In the delivery log they fold away under a line that says how many there
+ * were, so that a page of events reads as a list; on a task's page they are open.
+ */
+function attemptsTable(event: LoggedEvent, open: boolean): Html {
+  const table = html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Sent</th><th scope="col">Response</th></tr></thead><tbody>${event.attempts.map(
+    (attempt) =>
+      html`<tr><td>${attempt.attempt}</td><td>${humanTime(attempt.startedAt)}</td><td>${attemptOutcome(attempt)}</td><td>${attempt.durationMs} ms</td><td>${sentRequest(attempt, event.payload)}</td><td>${responseExcerpt(attempt)}</td></tr>`,
+  )}</tbody></table></div>`;
+  if (open) return table;
+  return html`<details class="attempts"><summary>Attempts (${event.attempts.length})</summary>${table}</details>`;
 }
 
 export function overlapFieldset(legend: string): Html {

@@ -13,7 +13,7 @@ import {
 } from "../dashboard-env.js";
 import { redirectWithFlash, takeFlash } from "../flash.js";
 import { EXPIRY_CHOICES, OVERLAP_CHOICES } from "../format.js";
-import { keyLabel } from "../key-state.js";
+import { keyLabel, successorOf } from "../key-state.js";
 import {
   type KeysPageData,
   keysPageBody,
@@ -50,8 +50,12 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
   /** Every form answers with a redirect to the keys page (post/redirect/get), its outcome in a flash. */
   const backToKeys = (c: DashboardContext, extra: PageExtras) =>
     redirectWithFlash(c, services, KEYS_PAGE, extra);
-  const ownKey = async (c: DashboardContext) =>
-    (await admin.listApiKeys(viewerOf(c).accountId)).find((key) => key.id === c.req.param("id"));
+  /** The key the path names, if it is the account's, with the account's keys. */
+  const ownKey = async (c: DashboardContext) => {
+    const keys = await admin.listApiKeys(viewerOf(c).accountId);
+    const key = keys.find((candidate) => candidate.id === c.req.param("id"));
+    return key && { ...key, successor: successorOf(key, keys) };
+  };
 
   app.get("/", (c) => keysPage(c));
 
@@ -85,7 +89,8 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
 
   /** A page that asks before changing a key that is still live (rotate, revoke). */
   const confirmation =
-    (title: string, body: (viewer: Viewer, key: ApiKeySummary) => Html) => async (c: DashboardContext) => {
+    (title: string, body: (viewer: Viewer, key: ApiKeySummary & { successor?: ApiKeySummary }) => Html) =>
+    async (c: DashboardContext) => {
       const key = await ownKey(c);
       if (!key || key.revokedAt !== null) return notFoundPage(c, "keys");
       return render(c, page(viewerOf(c), "keys", title, body(viewerOf(c), key)));
@@ -96,6 +101,11 @@ export function keyRoutes(services: DashboardServices): Hono<DashboardEnv> {
   app.post("/:id/rotate", async (c) => {
     const key = await ownKey(c);
     if (!key) return notFoundPage(c, "keys");
+    // Rotated already: its successor is the key to rotate (this one stops at the overlap's end).
+    if (key.successor)
+      return backToKeys(c, {
+        problem: `"${keyLabel(key)}" (${key.prefix}…) was already replaced by ${key.successor.prefix}…; rotate that one.`,
+      });
     const overlap = await formChoice(c, "overlap", OVERLAP_CHOICES);
     if (!overlap) return backToKeys(c, { problem: "Choose an overlap from the list." });
     try {

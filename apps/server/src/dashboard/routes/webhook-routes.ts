@@ -12,7 +12,7 @@ import {
 import { redirectWithFlash, takeFlash } from "../flash.js";
 import { OVERLAP_CHOICES } from "../format.js";
 import { page } from "../layout.js";
-import { decodeCursor, nextPageHref, PAGE_SIZE } from "../pagination.js";
+import { decodeCursor, nextPageHref } from "../pagination.js";
 import {
   type LoggedEvent,
   loggedTestEvent,
@@ -23,6 +23,8 @@ import {
 type PageExtras = Pick<WebhooksPageData, "newSecret" | "overlapMs" | "testOutcome" | "testUrl" | "problem">;
 
 const WEBHOOKS_PAGE = "/dashboard/webhooks";
+/** Events a page of the delivery log shows: fewer than a list's rows, as each is a card. */
+const LOG_PAGE_SIZE = 20;
 
 /** Mounted at /dashboard/webhooks. */
 export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
@@ -35,8 +37,8 @@ export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
     const cursor = decodeCursor(c.req.query("after"));
     const [secrets, taskEvents, testEvents] = await Promise.all([
       queries.webhookSecretTimes(viewer.accountId),
-      queries.listWebhookEvents(viewer.accountId, PAGE_SIZE, cursor),
-      queries.listTestEvents(viewer.accountId, PAGE_SIZE, cursor),
+      queries.listWebhookEvents(viewer.accountId, LOG_PAGE_SIZE, cursor),
+      queries.listTestEvents(viewer.accountId, LOG_PAGE_SIZE, cursor),
     ]);
     // One log, newest first: a page of each kind after the cursor, merged, cut to a page.
     const events: LoggedEvent[] = [
@@ -44,11 +46,11 @@ export function webhookRoutes(services: DashboardServices): Hono<DashboardEnv> {
       ...testEvents.map(loggedTestEvent),
     ]
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      .slice(0, PAGE_SIZE);
+      .slice(0, LOG_PAGE_SIZE);
     const attempts = await queries.webhookAttempts(events.filter((e) => !e.test).map((e) => e.id));
     for (const event of events)
       if (!event.test) event.attempts = attempts.filter((attempt) => attempt.eventId === event.id);
-    const nextPage = nextPageHref(events, (after) => `/dashboard/webhooks?after=${after}`);
+    const nextPage = nextPageHref(events, (after) => `${WEBHOOKS_PAGE}?after=${after}`, LOG_PAGE_SIZE);
     const body = webhooksPageBody(viewer, {
       secrets,
       serviceNow: services.serviceNow(),
