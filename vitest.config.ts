@@ -13,6 +13,8 @@ export default defineConfig({
       "tests/*",
       // Run by `pnpm test:ecosystem` alone: it packs the packages and installs them into fresh projects.
       "!tests/ecosystem",
+      // Run by `pnpm test:release` alone: it publishes to a local registry and installs from it.
+      "!tests/release",
       "examples",
       "apps/server/vitest.postgres.config.ts",
     ],

@@ -7,19 +7,12 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { run, runOk } from "./support/commands.js";
 import { createProject } from "./support/project.js";
+import { readmeExample } from "./support/readme-example.js";
 
 const tarballs = inject("tarballs");
 const runtimes = inject("runtimes");
 const scratch = inject("scratch");
 const project = join(scratch, "msw-customer");
-
-/** The first TypeScript block of a README section, as a customer would copy it. */
-function readmeExample(readme: string, heading: string): string {
-  const section = readme.slice(readme.indexOf(heading));
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`no TypeScript example under "${heading}"`);
-  return block;
-}
 
 beforeAll(async () => {
   const { "@genvideo/server": _server, ...libraries } = tarballs;

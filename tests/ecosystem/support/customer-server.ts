@@ -1,6 +1,6 @@
 /**
- * The reference server as a customer starts it: `npx genvideo-server start` in their project,
- * the key and secret read from what the first start prints.
+ * The reference server as a customer starts it: `npx genvideo-server start` in their project (or
+ * another npx command line), the key and secret read from what the first start prints.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
@@ -16,11 +16,13 @@ export interface CustomerServer {
 export function startCustomerServer(
   projectDirectory: string,
   env: NodeJS.ProcessEnv,
+  npxArguments: readonly string[] = ["genvideo-server", "start"],
+  baseEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<CustomerServer> {
   // A process group of its own: npx runs the bin as a child, and both must stop.
-  const child: ChildProcess = spawn("npx", ["genvideo-server", "start"], {
+  const child: ChildProcess = spawn("npx", npxArguments, {
     cwd: projectDirectory,
-    env: { ...process.env, PORT: "0", ...env },
+    env: { ...baseEnv, PORT: "0", ...env },
     detached: true,
   });
   let stdout = "";
