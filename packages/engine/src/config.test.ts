@@ -21,7 +21,12 @@ describe("resolveEngineConfig", () => {
       webhooks: { maxAttempts: 2 },
     });
     expect(config.generationMs).toBe(0);
-    expect(config.rateLimits).toEqual({ enabled: false, createsPerMinute: 120, readsPerMinute: 1200 });
+    expect(config.rateLimits).toEqual({
+      enabled: false,
+      createsPerMinute: 120,
+      readsPerMinute: 1200,
+      failedAuthPerMinute: 20,
+    });
     expect(config.webhooks.maxAttempts).toBe(2);
     expect(config.webhooks.retryDelayMs).toBe(30_000);
   });

@@ -1,6 +1,7 @@
 import {
   IDEMPOTENCY_KEY_TTL_MS,
   RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE,
   RATE_LIMIT_STATUS_READS_PER_MINUTE,
   REQUEST_BODY_MAX_BYTES,
   TASK_DEADLINE_MS,
@@ -50,6 +51,11 @@ export interface RateLimitConfig {
   createsPerMinute: number;
   /** Token bucket for reads (status, account, webhook listings), per API key. */
   readsPerMinute: number;
+  /**
+   * Failed authentications per client and minute (a bucket of this many, refilled at this rate),
+   * then 429 until one is back. Counted only where `clientAddress` names the client.
+   */
+  failedAuthPerMinute: number;
 }
 
 export interface WebhookPolicy {
@@ -92,6 +98,12 @@ export interface EngineConfig {
   maxBodyBytes: number;
   /** How long an Idempotency-Key is remembered per account. */
   idempotencyTtlMs: number;
+  /**
+   * The client a request comes from (an address, or a block of them), for the limit on failed
+   * authentications; `env` is what the embedder passed to `app.fetch`. Only the embedder knows
+   * the connection and which proxies to believe. Unset (the msw mock): no such limit.
+   */
+  clientAddress?: (request: Request, env: unknown) => string | undefined;
 }
 
 /** What embedders pass: any subset, nested policies included. */
@@ -119,6 +131,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
       enabled: true,
       createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
       readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
+      failedAuthPerMinute: RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE,
       ...input.rateLimits,
     },
     workerConcurrency: input.workerConcurrency ?? 2,
@@ -136,6 +149,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     logger: input.logger ?? {},
     maxBodyBytes: input.maxBodyBytes ?? REQUEST_BODY_MAX_BYTES,
     idempotencyTtlMs: input.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS,
+    ...(input.clientAddress ? { clientAddress: input.clientAddress } : {}),
   };
   const positive: [string, number][] = [
     ["taskDeadlineMs", config.taskDeadlineMs],
@@ -145,6 +159,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     ["idempotencyTtlMs", config.idempotencyTtlMs],
     ["rateLimits.createsPerMinute", config.rateLimits.createsPerMinute],
     ["rateLimits.readsPerMinute", config.rateLimits.readsPerMinute],
+    ["rateLimits.failedAuthPerMinute", config.rateLimits.failedAuthPerMinute],
     ["webhooks.maxAttempts", config.webhooks.maxAttempts],
     ["webhooks.concurrency", config.webhooks.concurrency],
     ["webhooks.leaseMs", config.webhooks.leaseMs],

@@ -4,6 +4,7 @@ import type { Clock } from "./clock.js";
 import { type EngineConfig, type EngineConfigInput, resolveEngineConfig } from "./config.js";
 import { createHttpApp } from "./http/app.js";
 import type { EngineEnv } from "./http/engine-env.js";
+import { FailedAuthLimit } from "./http/failed-auth-limit.js";
 import { type RateLimiterFactory, TokenBucketLimiter } from "./http/rate-limiter.js";
 import { cryptoRandomUUID, type RandomUUID } from "./ids.js";
 import { KeyUsageRecorder } from "./keys/key-usage.js";
@@ -148,6 +149,10 @@ export function createEngine(options: EngineOptions): Engine {
     create: limiterOf("create", config.rateLimits.createsPerMinute),
     read: limiterOf("read", config.rateLimits.readsPerMinute),
   };
+  const failedAuth =
+    config.rateLimits.enabled && config.clientAddress
+      ? new FailedAuthLimit(config.rateLimits.failedAuthPerMinute, wallClock)
+      : undefined;
   const keyUsage = new KeyUsageRecorder();
   const observer = options.observer ?? {};
   const app = createHttpApp({
@@ -158,6 +163,7 @@ export function createEngine(options: EngineOptions): Engine {
     videoStorage: options.videoStorage,
     config,
     limiters,
+    failedAuth,
     randomUUID,
   });
   const tasks = new TaskWorker({

@@ -97,6 +97,7 @@ describe("docs/api.md", () => {
         `${limits.WEBHOOK_RESPONSE_MAX_BYTES / 1024} KiB of the answer read`,
       `valid ${limits.VIDEO_URL_TTL_MS / 86_400_000} days by default`,
       `${limits.RATE_LIMIT_CREATES_PER_MINUTE} creates and ${limits.RATE_LIMIT_STATUS_READS_PER_MINUTE} reads per minute per key`,
+      `| Failed auth | ${limits.RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE} failed authentications per minute per client address |`,
     ];
     for (const text of expectations) expect(apiDoc).toContain(text);
   });

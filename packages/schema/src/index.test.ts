@@ -42,6 +42,7 @@ describe("package entries", () => {
       "ProcessingStatusResponseSchema",
       "QueuedStatusResponseSchema",
       "RATE_LIMIT_CREATES_PER_MINUTE",
+      "RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE",
       "RATE_LIMIT_HEADERS",
       "RATE_LIMIT_STATUS_READS_PER_MINUTE",
       "REFERENCE_IMAGES_MAX_COUNT",

@@ -59,3 +59,5 @@ export const VIDEO_URL_TTL_MS: number = 7 * 24 * HOUR_MS;
 export const RATE_LIMIT_CREATES_PER_MINUTE = 120;
 /** Default rate limit of status reads, per API key and minute. */
 export const RATE_LIMIT_STATUS_READS_PER_MINUTE = 1200;
+/** Default limit of failed API authentications, per client address and minute (then 429). */
+export const RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE = 20;

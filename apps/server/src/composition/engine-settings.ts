@@ -6,6 +6,7 @@
  */
 import type { EngineConfigInput, EngineLogger } from "@genvideo/engine";
 import type { ServerConfig } from "../config.js";
+import type { ClientAddressOf } from "../http/client-address.js";
 import type { Logger } from "../logging/logger.js";
 
 /**
@@ -26,6 +27,7 @@ export function engineSettings(
   publicUrl: string,
   logger: Logger,
   validateCallbackUrl: EngineConfigInput["validateCallbackUrl"],
+  clientAddress: ClientAddressOf,
 ): EngineConfigInput {
   return {
     publicUrl,
@@ -41,6 +43,7 @@ export function engineSettings(
       concurrency: WEBHOOK_CONCURRENCY,
     },
     rateLimits: config.rateLimits,
+    clientAddress,
     unsafeWords: config.unsafeWords,
     logger: engineLogger(logger),
     ...(validateCallbackUrl ? { validateCallbackUrl } : {}),

@@ -19,6 +19,7 @@ import type { ServiceClock } from "../clock/service-clock.js";
 import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
+import { clientAddressResolver } from "../http/client-address.js";
 import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer } from "../renderer/synthetic-renderer.js";
@@ -134,6 +135,8 @@ export async function startNodeServer(
     throw error;
   });
   const { renderer, logRenderer } = createRenderer(config, storage, logger);
+  // One answer to "who is this client" for the API's failed-auth limit and the dashboard's sign-in limit.
+  const clientAddress = clientAddressResolver(config.trustedProxies);
   // The worker loop starts once the engine exists; until then there is nothing to wake.
   let wakeWorker: () => void = () => undefined;
   // One transport: the sender and the creation-time URL check share the flag and the resolver.
@@ -151,7 +154,7 @@ export async function startNodeServer(
     renderer: telemetry.renderer(renderer),
     videoStorage: storage,
     sender: telemetry.sender(webhooks.sender),
-    config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl),
+    config: engineSettings(config, publicUrl, logger, webhooks.validateCallbackUrl, clientAddress),
     // A free render slot is worth a tick now: the queue may hold the next task.
     onRenderEnded: () => wakeWorker(),
     ...(telemetry.observer ? { observer: telemetry.observer } : {}),
@@ -189,6 +192,7 @@ export async function startNodeServer(
     serviceNow: () => clock.now(),
     timeScale: clock.scale,
     logger,
+    clientAddress,
   });
   handler = telemetry.handler(
     createRequestHandler({

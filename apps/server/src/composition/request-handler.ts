@@ -75,13 +75,14 @@ export function createRequestHandler(
         { status: 404 },
       );
     }
-    if (path.startsWith("/api/")) return counted(engineFetch(request));
+    // The engine reads the client's address from `env` (EngineConfig.clientAddress).
+    if (path.startsWith("/api/")) return counted(engineFetch(request, env));
     if (SERVER_PATHS.has(path)) return logged(host, request, path, path, options);
     if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", options);
     if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
       return counted(logged(dashboard, request, path, "/dashboard/*", options, env));
-    return engineFetch(request);
+    return engineFetch(request, env);
   };
 }
 

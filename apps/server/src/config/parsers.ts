@@ -5,6 +5,7 @@
  * is never echoed.
  */
 import { parseDuration } from "@genvideo/engine";
+import { clientAddressResolver, TRUSTED_PROXY_NAMES } from "../http/client-address.js";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -128,9 +129,17 @@ export interface RateLimitSettings {
   enabled: boolean;
   createsPerMinute: number;
   readsPerMinute: number;
+  /** Failed API authentications per client address. */
+  failedAuthPerMinute: number;
 }
 
-/** `on`, `off`, or `creates=60,reads=600` to tune the buckets (per API key, per minute). */
+const RATE_LIMIT_BUCKETS = {
+  creates: "createsPerMinute",
+  reads: "readsPerMinute",
+  "failed-auth": "failedAuthPerMinute",
+} as const;
+
+/** `on`, `off`, or `creates=60,reads=600,failed-auth=10` to tune the buckets (per minute). */
 export function rateLimits(defaults: RateLimitSettings): Parser<RateLimitSettings> {
   return (raw, name) => {
     const value = raw.trim().toLowerCase();
@@ -138,14 +147,33 @@ export function rateLimits(defaults: RateLimitSettings): Parser<RateLimitSetting
     if (value === "off") return { ...defaults, enabled: false };
     const settings = { ...defaults };
     for (const part of value.split(",")) {
-      const match = /^\s*(creates|reads)\s*=\s*(\d+)\s*$/.exec(part);
+      const match = /^\s*(creates|reads|failed-auth)\s*=\s*(\d+)\s*$/.exec(part);
       const perMinute = match ? Number(match[2]) : 0;
       if (!match || perMinute < 1 || perMinute > 1_000_000) {
-        throw new ConfigError(`${name} must be on, off or creates=<n>,reads=<n> (per minute), got "${raw}"`);
+        throw new ConfigError(
+          `${name} must be on, off or creates=<n>,reads=<n>,failed-auth=<n> (per minute), got "${raw}"`,
+        );
       }
-      if (match[1] === "creates") settings.createsPerMinute = perMinute;
-      else settings.readsPerMinute = perMinute;
+      settings[RATE_LIMIT_BUCKETS[match[1] as keyof typeof RATE_LIMIT_BUCKETS]] = perMinute;
     }
     return settings;
   };
 }
+
+/**
+ * Proxies whose `X-Forwarded-For` is believed: IP addresses, CIDR ranges, and proxy-addr's names
+ * for whole ranges (`loopback`, `linklocal`, `uniquelocal`), separated by commas.
+ */
+export const trustedProxies: Parser<string[]> = (raw, name) => {
+  const entries = wordList(raw, name);
+  for (const entry of entries) {
+    try {
+      clientAddressResolver([entry]);
+    } catch {
+      throw new ConfigError(
+        `${name} must list IP addresses, CIDR ranges (10.0.0.0/8) or ${TRUSTED_PROXY_NAMES.join(", ")}, separated by commas; "${entry}" is none of those`,
+      );
+    }
+  }
+  return entries;
+};

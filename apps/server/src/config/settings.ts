@@ -5,6 +5,7 @@
  */
 import {
   RATE_LIMIT_CREATES_PER_MINUTE,
+  RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE,
   RATE_LIMIT_STATUS_READS_PER_MINUTE,
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
 } from "@genvideo/schema";
@@ -19,6 +20,7 @@ import {
   rateLimits,
   text,
   timeScale,
+  trustedProxies,
   webhookSecret,
   wordList,
 } from "./parsers.js";
@@ -30,6 +32,12 @@ const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debu
 
 const SECOND_MS = 1000;
 const DAY_MS = 86_400_000;
+const RATE_LIMIT_DEFAULTS = {
+  enabled: true,
+  createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
+  readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
+  failedAuthPerMinute: RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE,
+};
 
 export const SERVER_SETTINGS = {
   port: setting({
@@ -79,17 +87,17 @@ export const SERVER_SETTINGS = {
   }),
   rateLimits: setting({
     name: "GENVIDEO_RATE_LIMITS",
-    default: {
-      enabled: true,
-      createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
-      readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
-    },
-    parse: rateLimits({
-      enabled: true,
-      createsPerMinute: RATE_LIMIT_CREATES_PER_MINUTE,
-      readsPerMinute: RATE_LIMIT_STATUS_READS_PER_MINUTE,
-    }),
-    description: "on, off, or creates=N,reads=N per API key per minute.",
+    default: RATE_LIMIT_DEFAULTS,
+    parse: rateLimits(RATE_LIMIT_DEFAULTS),
+    description:
+      "on, off, or creates=N,reads=N per API key and failed-auth=N failed authentications per client address, per minute.",
+  }),
+  trustedProxies: setting<string[]>({
+    name: "GENVIDEO_TRUSTED_PROXIES",
+    default: [],
+    parse: trustedProxies,
+    description:
+      "Proxies whose X-Forwarded-For names the client (addresses, CIDRs, loopback); unset: the connection's peer is the client.",
   }),
   workers: setting({
     name: "GENVIDEO_WORKERS",

@@ -16,6 +16,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
 import type { Kysely } from "kysely";
+import { type ClientAddressOf, clientAddressResolver } from "../http/client-address.js";
 import type { Logger } from "../logging/logger.js";
 import { DashboardQueries } from "../store/dashboard-queries.js";
 import { databaseOutOfReach } from "../store/database-failure.js";
@@ -49,6 +50,8 @@ export interface DashboardOptions {
   /** Real time (sign-in links, sessions); default `Date.now`. */
   wallNow?: () => number;
   logger: Logger;
+  /** Who a request comes from (GENVIDEO_TRUSTED_PROXIES); default: the connection's peer. */
+  clientAddress?: ClientAddressOf;
   /** How often a live task list polls the database (real ms); default 500. */
   pollIntervalMs?: number;
   /** GENVIDEO_TIME_SCALE: service ms per real ms; default 1. */
@@ -79,6 +82,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     serviceNow: options.serviceNow,
     wallNow,
     logger: options.logger,
+    clientAddress: options.clientAddress ?? clientAddressResolver([]),
     timeScale: options.timeScale ?? 1,
     pollIntervalMs: options.pollIntervalMs ?? 500,
     closing: closing.signal,

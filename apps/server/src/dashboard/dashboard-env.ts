@@ -1,8 +1,8 @@
 /** What every part of the dashboard shares: its Hono environment, its services, and small request helpers. */
 import type { Engine, Store, VideoStorage } from "@genvideo/engine";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 import { html } from "hono/html";
+import type { ClientAddressOf } from "../http/client-address.js";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
 import { type Html, page, type Section, type Viewer } from "./layout.js";
@@ -30,6 +30,8 @@ export interface DashboardServices {
   /** Real time (sign-in links, sessions, form nonces). */
   wallNow: () => number;
   logger: Logger;
+  /** Who a request comes from, behind trusted proxies too (the sign-in limit counts per client). */
+  clientAddress: ClientAddressOf;
   /** GENVIDEO_TIME_SCALE: service ms per real ms. */
   timeScale: number;
   /** How often a live task list polls the database (real ms). */
@@ -100,12 +102,4 @@ export async function formChoice<T extends { value: string }>(
 ): Promise<T | undefined> {
   const value = await formField(c, name);
   return choices.find((choice) => choice.value === value);
-}
-
-export function clientAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
 }

@@ -22,24 +22,37 @@ import { jsonResponse } from "./json-response.js";
  * task come back together (the task only when the key's account owns it), and
  * the route answers from that read. Revocation still counts on the very
  * request after it: the key is read every time, with the task.
+ *
+ * A client that failed too often lately (`FailedAuthLimit`) is answered 429
+ * first, before its key is looked at.
  */
 export function authMiddleware(services: HttpServices): MiddlewareHandler<EngineEnv> {
+  const { failedAuth } = services;
   return async (c, next) => {
+    const client = failedAuth && services.config.clientAddress?.(c.req.raw, c.env);
+    const attempt = client === undefined ? undefined : failedAuth?.begin(client);
+    if (attempt?.refusal) throw attempt.refusal;
+    const refuse = (failure: AuthFailure) => {
+      // A request without credentials guesses nothing: only a key that failed counts.
+      attempt?.ended(failure !== "missing");
+      return unauthorized(c, failure);
+    };
     const presented = await presentedKey(c.req.header("authorization"));
-    if (!presented.ok) return unauthorized(c, presented.failure);
+    if (!presented.ok) return refuse(presented.failure);
     const now = services.clock.now();
     const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
-    const { result, task } =
-      taskId === undefined
-        ? {
-            result: await services.store.transaction(
-              (tx) => callerByKeyHash(tx, presented.hash, now),
-              READ_ONLY,
-            ),
-            task: undefined,
-          }
-        : await callerWithTask(services.store, presented.hash, taskId, now);
-    if (!result.ok) return unauthorized(c, result.failure);
+    const { result, task } = await (taskId === undefined
+      ? services.store
+          .transaction((tx) => callerByKeyHash(tx, presented.hash, now), READ_ONLY)
+          .then((result) => ({ result, task: undefined }))
+      : callerWithTask(services.store, presented.hash, taskId, now)
+    ).catch((error: unknown) => {
+      // The store failed, not the key: nothing to count against the client.
+      attempt?.ended(false);
+      throw error;
+    });
+    if (!result.ok) return refuse(result.failure);
+    attempt?.ended(false);
     if (taskId !== undefined) c.set("statusRead", { taskId, task });
     services.keyUsage.note(result.caller.apiKey, now);
     c.set("caller", result.caller);

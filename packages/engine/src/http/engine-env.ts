@@ -5,6 +5,7 @@ import type { Caller } from "../keys/authenticate.js";
 import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { EngineObserver } from "../observer.js";
 import type { Store, TaskRecord, VideoStorage } from "../ports.js";
+import type { FailedAuthLimit } from "./failed-auth-limit.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /** What the HTTP layer reads from the engine. */
@@ -14,6 +15,8 @@ export interface HttpServices {
   videoStorage: VideoStorage;
   config: EngineConfig;
   limiters: { create: RateLimiter; read: RateLimiter };
+  /** Failed authentications per client; undefined when rate limits are off or no client is named. */
+  failedAuth: FailedAuthLimit | undefined;
   /** Source of task ids and request ids. */
   randomUUID: RandomUUID;
   /** Where authenticated uses are noted for "last used" (written coalesced, on ticks). */

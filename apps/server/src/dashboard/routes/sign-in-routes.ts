@@ -2,14 +2,7 @@
 import { Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import {
-  clientAddress,
-  type DashboardEnv,
-  type DashboardServices,
-  formField,
-  render,
-  viewerOf,
-} from "../dashboard-env.js";
+import { type DashboardEnv, type DashboardServices, formField, render, viewerOf } from "../dashboard-env.js";
 import { publicPage } from "../layout.js";
 import { newToken, SESSION_TTL_MS, tokenHash } from "../sessions.js";
 import { SignInLimiter } from "../sign-in-limiter.js";
@@ -49,7 +42,7 @@ export function signInRoutes(services: DashboardServices): Hono<DashboardEnv> {
   });
 
   app.post("/sign-in", async (c) => {
-    const client = clientAddress(c);
+    const client = services.clientAddress(c.req.raw, c.env) ?? "unknown";
     if (!limiter.allow(client)) {
       c.header("Retry-After", "60");
       return render(
