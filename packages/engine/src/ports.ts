@@ -98,7 +98,12 @@ export interface TaskRecord {
   traceParent?: string | null;
 }
 
-export type LedgerReason = "grant" | "charge" | "refund";
+/**
+ * `carried_forward`: one entry per account holding the sum of the entries of
+ * tasks that history retention deleted (`StoreTransaction.deleteEndedTasks`),
+ * so that the ledger still adds up to the balance.
+ */
+export type LedgerReason = "grant" | "charge" | "refund" | "carried_forward";
 
 export interface LedgerEntry {
   id: string;
@@ -128,6 +133,26 @@ export interface IdempotencyRecord {
   responseBody: string | null;
   createdAt: number;
   expiresAt: number;
+}
+
+/** A task history retention deleted: kept a while longer, to tell its owner why it is gone. */
+export interface RetiredTask {
+  id: string;
+  accountId: string;
+  /** When it ended (its last `updatedAt`). */
+  endedAt: number;
+}
+
+/** What one batch of history retention deleted. */
+export interface HistoryDeletion {
+  /** Ended tasks, each with its stored request, webhook events and attempts. */
+  tasks: number;
+  /** Their ledger entries, folded into their accounts' carried-forward entries. */
+  ledgerEntries: number;
+  webhookEvents: number;
+  webhookAttempts: number;
+  /** Records of tasks deleted earlier (`RetiredTask`), forgotten. */
+  forgotten: number;
 }
 
 export type WebhookEventState = "pending" | "delivered" | "failed";
@@ -297,6 +322,19 @@ export interface StoreTransaction {
   ): Promise<void>;
   insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void>;
   listWebhookAttempts(eventId: string): Promise<WebhookAttemptRecord[]>;
+
+  /**
+   * History retention, one bounded batch: deletes up to `limit` tasks that
+   * ended (completed or failed) before `endedBefore` and have no webhook
+   * delivery pending, oldest first, with their requests, webhook events and
+   * attempts, and keeps a `RetiredTask` of each. Their ledger entries are
+   * folded into one entry per account (id `carried-forward:<accountId>`,
+   * reason `carried_forward`, its time the newest folded entry's), so the
+   * ledger still sums to the balance, which does not change. Then forgets up
+   * to `limit` retired tasks that ended before `forgetBefore`.
+   */
+  deleteEndedTasks(endedBefore: number, forgetBefore: number, limit: number): Promise<HistoryDeletion>;
+  getRetiredTask(id: string): Promise<RetiredTask | undefined>;
 }
 
 /** Hints a caller may give `Store.transaction` about its work. */

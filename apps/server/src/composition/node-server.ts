@@ -29,6 +29,7 @@ import { tightenedDataModes } from "../store/private-files.js";
 import { createRetentionSweeper } from "../video/retention-sweeper.js";
 import type { VideoFileStorage } from "../video/video-file-storage.js";
 import { createWebhookTransport } from "../webhooks/webhook-transport.js";
+import { createHistoryRetention } from "../worker/history-retention.js";
 import { gateTicks } from "../worker/tick-gate.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
@@ -169,6 +170,13 @@ export async function startNodeServer(
   });
 
   const retention = createRetentionSweeper(storage, { intervalMs: config.videoSweepIntervalMs, logger });
+  const history = createHistoryRetention({
+    store,
+    retentionMs: config.historyRetentionMs,
+    serviceNow: () => clock.now(),
+    reclaimSpace: () => database.reclaimSpace(),
+    logger,
+  });
   if (works) {
     // The sweep before serving: tasks whose deadline passed while the server was
     // down are timed out (and refunded) before anyone can read them.
@@ -241,6 +249,7 @@ export async function startNodeServer(
           report !== undefined && report.claimed + report.completed + report.failed + report.timedOut > 0,
         async afterTick() {
           retention.sweepIfDue();
+          await history.runIfDue();
           await persistClock();
         },
       })

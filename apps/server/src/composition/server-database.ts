@@ -5,7 +5,7 @@
  * PostgreSQL adds the wake-up hints between processes.
  */
 import type { RateLimiterFactory, Store } from "@genvideo/engine";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type pg from "pg";
 import { openServiceClock, type ServiceClock } from "../clock/service-clock.js";
 import { openSharedServiceClock, readSharedServiceClock } from "../clock/shared-service-clock.js";
@@ -18,6 +18,9 @@ import { openPostgresStore } from "../store/postgres-store.js";
 import { openSqliteStore } from "../store/sqlite-store.js";
 import type { WorkSignals } from "../store/sqlite-work-signals.js";
 import type { Database } from "../store/tables.js";
+
+/** Free pages one SQLite incremental vacuum gives back at most (4 MiB of 4 KiB pages). */
+const RECLAIMED_PAGES = 1024;
 
 export interface ServerDatabase {
   store: Store;
@@ -50,6 +53,12 @@ export interface ServerDatabase {
    * undefined on SQLite, a file on this machine.
    */
   reachability: DatabaseReachability | undefined;
+  /**
+   * Gives back space that deleted rows left: on SQLite, up to `RECLAIMED_PAGES`
+   * free pages (an incremental vacuum; a database made before auto_vacuum was
+   * set reuses them instead); on PostgreSQL nothing, autovacuum does it.
+   */
+  reclaimSpace(): Promise<void>;
   /** PostgreSQL: this process's pool now (connections open, idle, queries waiting); undefined on SQLite. */
   poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   close(): Promise<void>;
@@ -88,6 +97,9 @@ export async function openServerDatabase(
       exclusive: (_name, work) => work(),
       rateLimiter: undefined,
       reachability: undefined,
+      reclaimSpace: async () => {
+        await sql`pragma incremental_vacuum(${sql.lit(RECLAIMED_PAGES)})`.execute(db);
+      },
       poolStats: undefined,
       close: () => store.close(),
     };
@@ -138,6 +150,7 @@ export async function openServerDatabase(
     rateLimiter: (name, perMinute) =>
       new PostgresRateLimiter(handle.pool, name, perMinute, handle.reachability),
     reachability: handle.reachability,
+    reclaimSpace: async () => undefined,
     poolStats: () => poolStats(handle.pool),
     async exclusive(name, work) {
       const holder = await handle.pool.connect();

@@ -131,6 +131,13 @@ export const SERVER_SETTINGS = {
     parse: duration(SECOND_MS, 3650 * DAY_MS),
     description: "Videos last written longer ago than this (wall-clock) are deleted by the retention sweep.",
   }),
+  historyRetentionMs: setting({
+    name: "GENVIDEO_HISTORY_RETENTION",
+    default: 30 * DAY_MS,
+    parse: duration(60 * SECOND_MS, 3650 * DAY_MS),
+    description:
+      "Tasks that ended longer ago than this (service time) are deleted, with their webhook events and attempts; their ledger entries are carried forward.",
+  }),
   videoUrlTtlSeconds: setting({
     name: "GENVIDEO_VIDEO_URL_TTL",
     default: DEFAULT_URL_TTL_SECONDS,

@@ -5,17 +5,19 @@
  */
 import type { StoreTransaction } from "@genvideo/engine";
 import { KyselyAccountQueries } from "./account-queries.js";
+import { KyselyHistoryQueries } from "./history-queries.js";
 import type { QueryContext } from "./query-group.js";
 import { KyselyRequestPathQueries } from "./request-path-queries.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 import { KyselyWebhookQueries } from "./webhook-queries.js";
 
-/** One object with every method of `StoreTransaction`, from the three query groups. */
+/** One object with every method of `StoreTransaction`, from the query groups. */
 export function createStoreTransaction(context: QueryContext): StoreTransaction {
   const accounts = new KyselyAccountQueries(context);
   const tasks = new KyselyTaskQueries(context);
   const webhooks = new KyselyWebhookQueries(context);
   const requestPath = new KyselyRequestPathQueries(context);
+  const history = new KyselyHistoryQueries(context);
   return {
     getAccount: (id) => accounts.getAccount(id),
     getAccountByName: (name) => accounts.getAccountByName(name),
@@ -61,5 +63,9 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
     updateWebhookEvent: (id, patch) => webhooks.updateWebhookEvent(id, patch),
     insertWebhookAttempt: (attempt) => webhooks.insertWebhookAttempt(attempt),
     listWebhookAttempts: (eventId) => webhooks.listWebhookAttempts(eventId),
+
+    deleteEndedTasks: (endedBefore, forgetBefore, limit) =>
+      history.deleteEndedTasks(endedBefore, forgetBefore, limit),
+    getRetiredTask: (id) => history.getRetiredTask(id),
   };
 }

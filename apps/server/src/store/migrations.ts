@@ -20,6 +20,7 @@ import { webhookTestEvents } from "./migrations/0009_webhook_test_events.js";
 import { dashboardFormNonces } from "./migrations/0010_dashboard_form_nonces.js";
 import { traceContext } from "./migrations/0011_trace_context.js";
 import { webhookRequestHeaders } from "./migrations/0012_webhook_request_headers.js";
+import { historyRetention } from "./migrations/0013_history_retention.js";
 
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -35,6 +36,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0010_dashboard_form_nonces": dashboardFormNonces,
   "0011_trace_context": traceContext,
   "0012_webhook_request_headers": webhookRequestHeaders,
+  "0013_history_retention": historyRetention,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

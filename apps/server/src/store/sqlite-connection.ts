@@ -38,7 +38,11 @@ export class SqliteConnection {
     // starts over is cut back to 64 MiB at most. The page cache (64 MiB, the
     // default is 2 MiB) and memory-mapped reads keep lookups among a hundred
     // thousand tasks from going to the kernel for every page.
+    // auto_vacuum takes effect on a new database only (before its first table):
+    // space that history retention frees is then given back to the file system
+    // by incremental vacuums (docs/operating.md, "History retention").
     this.database.exec(`
+      PRAGMA auto_vacuum = INCREMENTAL;
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)};

@@ -183,6 +183,13 @@ export interface RateLimitBucketsTable {
   allowed: boolean;
 }
 
+/** Tasks history retention deleted, until they are forgotten too (migration 0013). Service time. */
+export interface RetiredTasksTable {
+  id: string;
+  account_id: string;
+  ended_at: Integer;
+}
+
 export interface Database {
   accounts: AccountsTable;
   ledger_entries: LedgerEntriesTable;
@@ -199,4 +206,5 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   dashboard_form_nonces: DashboardFormNoncesTable;
   rate_limit_buckets: RateLimitBucketsTable;
+  retired_tasks: RetiredTasksTable;
 }

@@ -43,8 +43,10 @@ export interface PlanDatabase {
 
 const T0 = Date.UTC(2026, 0, 1);
 const ACCOUNTS = ["acc-1", "acc-2"];
-/** Ended tasks per account, each with its charge, one webhook event and two attempts. */
+/** Tasks per account that ended, each with its charge, one webhook event and two attempts. */
 const HISTORY = 600;
+/** Of which history retention deleted the oldest (their `retired_tasks` rows remain). */
+const RETIRED = 200;
 
 function taskId(account: number, n: number): string {
   return `${String(account).padStart(8, "0")}-0000-4000-8000-${String(n).padStart(12, "0")}`;
@@ -117,6 +119,8 @@ async function seedHistory(store: Store): Promise<void> {
         );
     }
   });
+  const endedBefore = T0 + RETIRED * 1000;
+  while ((await store.transaction((tx) => tx.deleteEndedTasks(endedBefore, T0, 100))).tasks > 0);
 }
 
 /** The queries `work` sends through `db`, compiled with their parameters, unchanged otherwise. */
@@ -186,7 +190,7 @@ export function describeQueryPlans(name: string, open: () => Promise<PlanDatabas
     const dashboard = (work: (queries: DashboardQueries) => Promise<unknown>) =>
       sentBy(opened.db, (db) => work(new DashboardQueries(db)));
     const middle = { createdAt: T0 + (HISTORY / 2) * 1000, id: taskId(0, HISTORY / 2) };
-    const someTask = taskId(0, 7);
+    const someTask = taskId(0, RETIRED + 7);
 
     it("reads a status with its key on the key's hash and the task on its id", async () => {
       const plans = await plansOf(
@@ -258,7 +262,7 @@ export function describeQueryPlans(name: string, open: () => Promise<PlanDatabas
 
     it("lists the deliveries' attempts on their event ids, and an account's keys on its account", async () => {
       const plans = await plansOf([
-        ...(await dashboard((q) => q.webhookAttempts([`msg_${someTask}`, `msg_${taskId(0, 8)}`]))),
+        ...(await dashboard((q) => q.webhookAttempts([`msg_${someTask}`, `msg_${taskId(0, RETIRED + 8)}`]))),
         ...(await storeSends(opened, (tx) => tx.listApiKeys("acc-1"))),
       ]);
       expect(readsOf(plans)).toEqual(["api_keys(account_id)", "webhook_attempts(event_id,attempt)"]);
@@ -268,7 +272,7 @@ export function describeQueryPlans(name: string, open: () => Promise<PlanDatabas
       const plans = await plansOf(
         await dashboard(async (q) => {
           await q.tasksCreatedAfter("acc-1", {}, middle, 50, [someTask]);
-          await q.tasksByIds("acc-1", [someTask, taskId(0, 8)]);
+          await q.tasksByIds("acc-1", [someTask, taskId(0, RETIRED + 8)]);
         }),
       );
       expect(plans.map((plan) => plan.reads)).toEqual([
@@ -276,6 +280,17 @@ export function describeQueryPlans(name: string, open: () => Promise<PlanDatabas
         [expect.stringMatching(/^tasks\((id|account_id,created_at,id)\)$/)],
       ]);
       expect(plans[0]?.sorts).toBe(false);
+    });
+
+    it("finds history retention's batch among the oldest ended tasks, and its forgotten records by age", async () => {
+      const plans = await plansOf(await storeSends(opened, (tx) => tx.deleteEndedTasks(T0 + 1000, T0, 100)));
+      expect(readsOf(plans)).toEqual([
+        "retired_tasks(ended_at)",
+        "retired_tasks(id)",
+        "tasks(updated_at,id) partial",
+        // Whether a task has a delivery pending: on its events, or among the pending ones.
+        expect.stringMatching(/^webhook_events\((task_id\)|next_attempt_at\) partial)$/),
+      ]);
     });
 
     it("answers with the rows a plan was read for", async () => {

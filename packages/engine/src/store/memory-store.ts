@@ -4,6 +4,7 @@ import type {
   IdempotencyRecord,
   IdempotencyResponse,
   LedgerEntry,
+  RetiredTask,
   Store,
   StoreTransaction,
   TaskRecord,
@@ -23,6 +24,7 @@ interface MemoryTables {
   idempotency: Map<string, IdempotencyRecord>;
   webhookEvents: Map<string, WebhookEventRecord>;
   webhookAttempts: WebhookAttemptRecord[];
+  retiredTasks: Map<string, RetiredTask>;
 }
 
 export interface MemoryStoreOptions {
@@ -49,6 +51,7 @@ export class MemoryStore implements Store {
     idempotency: new Map(),
     webhookEvents: new Map(),
     webhookAttempts: [],
+    retiredTasks: new Map(),
   };
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -97,7 +100,7 @@ function memoryTransaction(
   isOpen: () => boolean,
 ): StoreTransaction {
   const guard = () => assertTransactionOpen(isOpen());
-  const { put, remove, push } = undoableWrites(undo);
+  const { put, remove, push, filter } = undoableWrites(undo);
   const idempotencyKey = (accountId: string, key: string) => `${accountId}\u0000${key}`;
   const completeIdempotency = (accountId: string, { key, status, body }: IdempotencyResponse) => {
     const record = tables.idempotency.get(idempotencyKey(accountId, key));
@@ -380,6 +383,62 @@ function memoryTransaction(
         .filter((attempt) => attempt.eventId === eventId)
         .sort((a, b) => a.attempt - b.attempt)
         .map(copy);
+    },
+
+    async deleteEndedTasks(endedBefore, forgetBefore, limit) {
+      guard();
+      const pending = new Set(
+        [...tables.webhookEvents.values()].filter((e) => e.state === "pending").map((e) => e.taskId),
+      );
+      const ended = [...tables.tasks.values()]
+        .filter(
+          (task) =>
+            (task.state === "completed" || task.state === "failed") &&
+            task.updatedAt < endedBefore &&
+            !pending.has(task.id),
+        )
+        .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : 1))
+        .slice(0, Math.max(0, limit));
+      const ids = new Set(ended.map((task) => task.id));
+      const folded = tables.ledger.filter((entry) => entry.taskId !== null && ids.has(entry.taskId));
+      for (const accountId of new Set(folded.map((entry) => entry.accountId))) {
+        const entries = folded.filter((entry) => entry.accountId === accountId);
+        const id = `carried-forward:${accountId}`;
+        const carried = tables.ledger.find((entry) => entry.id === id);
+        const delta = entries.reduce((sum, entry) => sum + entry.delta, carried?.delta ?? 0);
+        const createdAt = Math.max(carried?.createdAt ?? 0, ...entries.map((entry) => entry.createdAt));
+        filter(tables.ledger, (entry) => entry.id !== id);
+        push(tables.ledger, { id, accountId, taskId: null, delta, reason: "carried_forward", createdAt });
+      }
+      const ledgerEntries = filter(tables.ledger, (entry) => entry.taskId === null || !ids.has(entry.taskId));
+      const events = [...tables.webhookEvents.values()].filter((event) => ids.has(event.taskId));
+      const eventIds = new Set(events.map((event) => event.id));
+      const webhookAttempts = filter(tables.webhookAttempts, (attempt) => !eventIds.has(attempt.eventId));
+      for (const event of events) remove(tables.webhookEvents, event.id);
+      for (const task of ended) {
+        remove(tables.tasks, task.id);
+        put(tables.retiredTasks, task.id, {
+          id: task.id,
+          accountId: task.accountId,
+          endedAt: task.updatedAt,
+        });
+      }
+      const forgotten = [...tables.retiredTasks.values()]
+        .filter((retired) => retired.endedAt < forgetBefore)
+        .slice(0, Math.max(0, limit));
+      for (const retired of forgotten) remove(tables.retiredTasks, retired.id);
+      return {
+        tasks: ended.length,
+        ledgerEntries,
+        webhookEvents: events.length,
+        webhookAttempts,
+        forgotten: forgotten.length,
+      };
+    },
+    async getRetiredTask(id) {
+      guard();
+      const retired = tables.retiredTasks.get(id);
+      return retired && copy(retired);
     },
   };
 }

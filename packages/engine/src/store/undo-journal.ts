@@ -28,6 +28,8 @@ export function undoableWrites(undo: (() => void)[]): {
   put<V extends object>(map: Map<string, V>, key: string, value: V): void;
   remove<V>(map: Map<string, V>, key: string): void;
   push<V>(list: V[], value: V): void;
+  /** Removes the items `keep` refuses; returns how many went. */
+  filter<V>(list: V[], keep: (value: V) => boolean): number;
 } {
   return {
     put(map, key, value) {
@@ -44,6 +46,14 @@ export function undoableWrites(undo: (() => void)[]): {
     push(list, value) {
       list.push(value);
       undo.push(() => list.pop());
+    },
+    filter(list, keep) {
+      const previous = [...list];
+      const kept = previous.filter(keep);
+      if (kept.length === previous.length) return 0;
+      list.splice(0, list.length, ...kept);
+      undo.push(() => list.splice(0, list.length, ...previous));
+      return previous.length - kept.length;
     },
   };
 }

@@ -13,6 +13,7 @@ import { account } from "./store-contract/fixtures.js";
 import { idempotency } from "./store-contract/idempotency.js";
 import { keys } from "./store-contract/keys.js";
 import { requestPath } from "./store-contract/request-path.js";
+import { retention } from "./store-contract/retention.js";
 import { transitions } from "./store-contract/transitions.js";
 import { webhooks } from "./store-contract/webhooks.js";
 
@@ -47,5 +48,6 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     idempotency(current);
     webhooks(current);
     requestPath(current);
+    retention(current);
   });
 }

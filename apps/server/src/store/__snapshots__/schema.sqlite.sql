@@ -40,6 +40,12 @@ CREATE INDEX "ledger_entries_account_created" on "ledger_entries" ("account_id",
 -- index ledger_entries_task_reason
 CREATE UNIQUE INDEX "ledger_entries_task_reason" on "ledger_entries" ("task_id", "reason") where "task_id" is not null;
 
+-- table retired_tasks
+CREATE TABLE "retired_tasks" ("id" text primary key, "account_id" text not null references "accounts" ("id"), "ended_at" bigint not null);
+
+-- index retired_tasks_ended
+CREATE INDEX "retired_tasks_ended" on "retired_tasks" ("ended_at");
+
 -- table service_state
 CREATE TABLE "service_state" ("name" text primary key, "value" text not null);
 
@@ -51,6 +57,9 @@ CREATE TABLE "tasks" ("id" text primary key, "account_id" text not null referenc
 
 -- index tasks_account_created
 CREATE INDEX "tasks_account_created" on "tasks" ("account_id", "created_at", "id");
+
+-- index tasks_ended
+CREATE INDEX "tasks_ended" on "tasks" ("updated_at", "id") where "state" in ('completed', 'failed');
 
 -- index tasks_processing_finish
 CREATE INDEX "tasks_processing_finish" on "tasks" ("finish_at") where "state" = 'processing';

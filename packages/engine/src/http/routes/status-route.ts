@@ -2,7 +2,7 @@ import type { Handler } from "hono";
 import { taskStatusBody } from "../../tasks/status-view.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
-import { taskIdParameter, taskNotFound } from "./task-id.js";
+import { missingTask, taskIdParameter } from "./task-id.js";
 
 /** `GET /api/gen/status/:task_id`: the task as of now, for its own account only. */
 export function statusRoute(services: HttpServices): Handler<EngineEnv> {
@@ -14,7 +14,8 @@ export function statusRoute(services: HttpServices): Handler<EngineEnv> {
       prefetched?.taskId === taskId
         ? prefetched.task
         : await c.get("store").transaction((tx) => tx.getTask(taskId), { readOnly: true });
-    if (!task || task.accountId !== c.get("caller").accountId) throw taskNotFound();
+    const accountId = c.get("caller").accountId;
+    if (!task || task.accountId !== accountId) throw await missingTask(c.get("store"), taskId, accountId);
     return jsonResponse(c, await taskStatusBody(task, services.clock.now(), services.videoStorage), 200);
   };
 }

@@ -1,3 +1,4 @@
+import type { Store } from "../../ports.js";
 import { ApiError } from "../api-error.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,6 +14,20 @@ export function taskIdParameter(value: string | undefined): string {
 }
 
 /** The 404 for a task that doesn't exist or belongs to another account: the two look the same. */
-export function taskNotFound(): ApiError {
+function taskNotFound(): ApiError {
   return new ApiError("NOT_FOUND", "No task with this task_id exists for this account.");
+}
+
+/**
+ * The 404 for a task this account cannot see. A task of the account that
+ * history retention deleted says so, with the time it ended (docs/api.md,
+ * "History retention"); any other looks like `taskNotFound()`.
+ */
+export async function missingTask(store: Store, taskId: string, accountId: string): Promise<ApiError> {
+  const retired = await store.transaction((tx) => tx.getRetiredTask(taskId), { readOnly: true });
+  if (retired?.accountId !== accountId) return taskNotFound();
+  return new ApiError(
+    "NOT_FOUND",
+    `This task ended at ${new Date(retired.endedAt).toISOString()} and has been deleted since: ended tasks are kept for a limited time (history retention).`,
+  );
 }

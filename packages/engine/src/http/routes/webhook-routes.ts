@@ -8,12 +8,12 @@ import {
 } from "../../webhooks/webhook-events.js";
 import { ApiError } from "../api-error.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
-import { taskIdParameter, taskNotFound } from "./task-id.js";
+import { missingTask, taskIdParameter } from "./task-id.js";
 
 async function ownTask(store: Store, taskIdValue: string | undefined, accountId: string) {
   const taskId = taskIdParameter(taskIdValue);
   const task = await store.transaction((tx) => tx.getTask(taskId));
-  if (!task || task.accountId !== accountId) throw taskNotFound();
+  if (!task || task.accountId !== accountId) throw await missingTask(store, taskId, accountId);
   return task;
 }
 
