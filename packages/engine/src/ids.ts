@@ -9,6 +9,28 @@ export type RandomUUID = () => string;
 
 export const cryptoRandomUUID: RandomUUID = () => crypto.randomUUID();
 
+// A client's id is reused when it is short and plain, so one id follows a request across systems;
+// anything else (longer, or characters a log line or a header could trip on) gets one of ours.
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * A request's id, answered in `X-Request-Id` and logged: the client's `X-Request-Id` when it is
+ * 1 to 128 of `[A-Za-z0-9._:-]`, otherwise `req_<uuid>`. Every answer of the server and the
+ * engine names its request this way, whichever part answers.
+ *
+ * @example
+ * ```ts
+ * requestIdFor("trace-42"); // "trace-42"
+ * requestIdFor("a b"); // "req_5f0c2e7d-..."
+ * ```
+ */
+export function requestIdFor(
+  incoming: string | null | undefined,
+  randomUUID: RandomUUID = cryptoRandomUUID,
+): string {
+  return incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID()}`;
+}
+
 /** A webhook event's `webhook-id`: `msg_` and 32 hex digits. */
 export function webhookEventId(randomUUID: RandomUUID): string {
   return `msg_${randomUUID().replaceAll("-", "")}`;

@@ -33,7 +33,7 @@ describe("package entries", () => {
     ]);
   });
 
-  it("@genvideo/engine/rules exports callback URL and address checks, key formats and live secrets", () => {
+  it("@genvideo/engine/rules exports callback URL and address checks, key formats, live secrets and request ids", () => {
     expect(Object.keys(rules).sort()).toEqual([
       "checkCallbackUrlSyntax",
       "classifyAddress",
@@ -46,6 +46,7 @@ describe("package entries", () => {
       "isPublicUnicastAddress",
       "liveWebhookSecrets",
       "parseCallbackUrl",
+      "requestIdFor",
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import { internalErrorBody, parseDuration, rateLimitedError, serviceUnavailableBody } from "@genvideo/engine";
+import { requestIdFor } from "@genvideo/engine/rules";
 import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
 
 /** Which API requests a forced error applies to. */
@@ -76,7 +77,7 @@ export class ForcedErrors {
 }
 
 function forcedResponse(error: PendingError, create: boolean): Response {
-  const requestId = `req_${crypto.randomUUID()}`;
+  const requestId = requestIdFor(undefined);
   const headers: Record<string, string> = { "X-Request-Id": requestId };
   if (error.status === "network") return Response.error();
   if (error.status === 429) {

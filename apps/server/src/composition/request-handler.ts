@@ -4,6 +4,7 @@
  * picked off first, by prefix, without a second router in front of every call.
  */
 import type { Engine, HttpRequestEvent } from "@genvideo/engine";
+import { requestIdFor } from "@genvideo/engine/rules";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import { openApiDocument } from "../http/openapi-document.js";
@@ -104,9 +105,7 @@ async function logged(
   env?: unknown,
 ): Promise<Response> {
   const started = performance.now();
-  const incoming = request.headers.get("x-request-id");
-  const requestId =
-    incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+  const requestId = requestIdFor(request.headers.get("x-request-id"));
   const response = await app.fetch(request, env);
   const headers = new Headers(response.headers);
   headers.set("X-Request-Id", requestId);

@@ -5,17 +5,14 @@
  * authentication. It changes nothing, so any client may simply send again.
  */
 import { serviceUnavailableBody } from "@genvideo/engine";
+import { requestIdFor } from "@genvideo/engine/rules";
 import { API_PATHS, RATE_LIMIT_HEADERS } from "@genvideo/schema";
 
 /** Seconds to wait: the sweep takes well under a second unless many tasks expired while the server was down. */
 export const STARTING_UP_RETRY_AFTER_SECONDS = 1;
 
-// A client-supplied id is reused when it is short and plain, as on every other response.
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 export function startingUpResponse(request: Request): Response {
-  const incoming = request.headers.get("x-request-id");
-  const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+  const requestId = requestIdFor(request.headers.get("x-request-id"));
   const create = request.method === "POST" && new URL(request.url).pathname === API_PATHS.createTask;
   return Response.json(serviceUnavailableBody(requestId, STARTING_UP_RETRY_AFTER_SECONDS, { create }), {
     status: 503,

@@ -1,14 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { EngineLogger } from "../config.js";
-import type { RandomUUID } from "../ids.js";
+import { type RandomUUID, requestIdFor } from "../ids.js";
 import type { EngineObserver } from "../observer.js";
 import type { EngineEnv } from "./engine-env.js";
 import { carriesItsRequestId } from "./json-response.js";
 import { CLIENT_CLOSED_REQUEST } from "./read-json-body.js";
-
-// A client-supplied id is reused when it is short and plain, so a trace spans both sides.
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request an id, returns it in `X-Request-Id` on every response
@@ -22,8 +19,7 @@ export function requestContext(
 ): MiddlewareHandler<EngineEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID()}`;
+    const requestId = requestIdFor(c.req.header("x-request-id"), randomUUID);
     c.set("requestId", requestId);
     await next();
     if (!carriesItsRequestId(c.res)) c.res.headers.set("X-Request-Id", requestId);
