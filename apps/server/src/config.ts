@@ -13,8 +13,8 @@ import { readTelemetrySettings, type TelemetrySettings } from "./config/telemetr
 export type { DatabaseLocation, PostgresSettings, ServerRole } from "./config/database-settings.js";
 export { ConfigError, type RateLimitSettings } from "./config/parsers.js";
 export type { VideoStorageSetting } from "./config/s3-settings.js";
-export type { LogLevel } from "./config/settings.js";
 export type { MetricsSettings, TracingSettings } from "./config/telemetry-settings.js";
+export type { LogLevel } from "./logging/log-level.js";
 
 /**
  * The settings as the server uses them: each entry of `SERVER_SETTINGS` under its key, with the

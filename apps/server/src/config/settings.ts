@@ -9,6 +9,7 @@ import {
   RATE_LIMIT_STATUS_READS_PER_MINUTE,
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
 } from "@genvideo/schema";
+import { LOG_LEVELS, type LogLevel } from "../logging/log-level.js";
 import { DEFAULT_RETENTION_MS, DEFAULT_URL_TTL_SECONDS } from "../video/local-video-storage.js";
 import {
   apiKey,
@@ -26,9 +27,6 @@ import {
 } from "./parsers.js";
 import { videoStorage } from "./s3-settings.js";
 import { setting } from "./setting.js";
-
-export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const SECOND_MS = 1000;
 const DAY_MS = 86_400_000;

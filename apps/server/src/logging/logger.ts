@@ -5,7 +5,7 @@
  */
 import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
-import type { LogLevel } from "../config.js";
+import type { LogLevel } from "./log-level.js";
 
 export type { Logger };
 
