@@ -91,10 +91,6 @@ td time { white-space: nowrap; }
 }
 `;
 
-/** The tab's icon: a play triangle in the accent blue (every page names it, so no /favicon.ico 404s). */
-export const DASHBOARD_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5fbf"/><path d="M12 9v14l11-7z" fill="#fff"/></svg>
-`;
-
 export const DASHBOARD_JS = `
 "use strict";
 // Copy buttons: data-copy names the element whose value or text is copied.

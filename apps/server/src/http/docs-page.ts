@@ -5,8 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Context, Hono } from "hono";
-import { DASHBOARD_FAVICON } from "../dashboard/assets.js";
 import { type DocsAsset, loadDocsAssets } from "./docs-renderer.js";
+import { SERVER_FAVICON } from "./favicon.js";
 
 /**
  * Scripts from this server only, no inline script. Scalar adds its styles as `<style>` elements
@@ -27,8 +27,8 @@ function docsContentSecurityPolicy(nonce: string): string {
   ].join("; ");
 }
 
-/** The dashboard's icon, inline (the policy allows data: images): no /favicon.ico request to answer 404. */
-const FAVICON_URI = `data:image/svg+xml,${encodeURIComponent(DASHBOARD_FAVICON)}`;
+/** The server's icon, inline (the policy allows data: images), as on the dashboard. */
+const FAVICON_URI = `data:image/svg+xml,${encodeURIComponent(SERVER_FAVICON)}`;
 
 function page(title: string, nonce: string, scripts: string[]): string {
   return `<!doctype html>

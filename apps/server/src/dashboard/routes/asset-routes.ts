@@ -1,6 +1,7 @@
 /** The dashboard's one stylesheet, one script and its icon (no inline code: the CSP forbids it). */
 import { Hono } from "hono";
-import { DASHBOARD_CSS, DASHBOARD_FAVICON, DASHBOARD_JS } from "../assets.js";
+import { SERVER_FAVICON } from "../../http/favicon.js";
+import { DASHBOARD_CSS, DASHBOARD_JS } from "../assets.js";
 import type { DashboardEnv } from "../dashboard-env.js";
 
 export function assetRoutes(): Hono<DashboardEnv> {
@@ -15,7 +16,7 @@ export function assetRoutes(): Hono<DashboardEnv> {
   });
   app.get("/favicon.svg", (c) => {
     c.header("Cache-Control", "public, max-age=86400");
-    return c.body(DASHBOARD_FAVICON, 200, { "Content-Type": "image/svg+xml" });
+    return c.body(SERVER_FAVICON, 200, { "Content-Type": "image/svg+xml" });
   });
   return app;
 }
