@@ -32,8 +32,38 @@ module.exports = {
       severity: "error",
       comment:
         "The engine's domain returns or raises its own outcomes; http/ maps them to statuses and bodies, never the other way round.",
-      from: { path: "^packages/engine/src/(tasks|credits|idempotency|keys|webhooks)/" },
+      from: { path: "^packages/engine/src/(admin|credits|idempotency|keys|leases|tasks|video|webhooks)/" },
       to: { path: "^packages/engine/src/http/" },
+    },
+    {
+      name: "server-composition-on-top",
+      severity: "error",
+      comment:
+        "composition/ and cli/ put the server's parts together (store/, webhooks/, video/, ...): no part imports what assembles it, so each stays usable and testable alone.",
+      from: {
+        path: "^apps/server/src/[^/]+/",
+        pathNot: [...TEST_FILES, "^apps/server/src/(composition|cli)/"],
+      },
+      to: { path: "^apps/server/src/(composition|cli)/" },
+    },
+    {
+      name: "server-dashboard-mounted-not-imported",
+      severity: "error",
+      comment:
+        "The dashboard is one app the server mounts: composition/ and cli/ reach into it, no other part does. What it shares with them lives in the part it comes from.",
+      from: {
+        path: "^apps/server/src/[^/]+/",
+        pathNot: [...TEST_FILES, "^apps/server/src/(composition|cli|dashboard)/"],
+      },
+      to: { path: "^apps/server/src/dashboard/" },
+    },
+    {
+      name: "server-logging-below-config",
+      severity: "error",
+      comment:
+        "Logging is below the configuration: the settings name log levels from logging/, logging never reads the configuration (an arrow up).",
+      from: { path: "^apps/server/src/logging/", pathNot: TEST_FILES },
+      to: { path: "^apps/server/src/config(\\.ts$|/)" },
     },
     {
       name: "sdk-not-engine",

@@ -18,6 +18,12 @@ const FIXTURE = {
   "packages/engine/src/tasks/create-task.ts": "export const createTask = 1;\n",
   "packages/engine/src/credits/ledger.ts":
     'import { status } from "../http/status.js";\nexport const ledger = status;\n',
+  "packages/engine/src/admin/accounts.ts":
+    'import { status } from "../http/status.js";\nexport const accounts = status;\n',
+  "packages/engine/src/leases/lease-renewal.ts":
+    'import { status } from "../http/status.js";\nexport const renewal = status;\n',
+  "packages/engine/src/video/video-url.ts":
+    'import { status } from "../http/status.js";\nexport const videoUrl = status;\n',
   "packages/engine/src/engine.test.ts":
     'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
 
@@ -31,6 +37,29 @@ const FIXTURE = {
   "apps/server/src/testing/index.ts":
     'import { server } from "../server.js";\nexport const startServer = server;\n',
   "apps/server/test/support/receiver.ts": "export const receiver = 1;\n",
+
+  // The server's folders: composition/ and cli/ assemble the parts, which never import them.
+  "apps/server/src/composition/settings.ts": "export const settings = 1;\n",
+  "apps/server/src/composition/node-server.ts":
+    'import { dashboard } from "../dashboard/dashboard-app.js";\nimport { queries } from "../store/task-queries.js";\nexport const nodeServer = [dashboard, queries];\n',
+  "apps/server/src/cli/run-cli.ts":
+    'import { nodeServer } from "../composition/node-server.js";\nimport { dashboard } from "../dashboard/dashboard-app.js";\nexport const runCli = [nodeServer, dashboard];\n',
+  "apps/server/src/cli/help.ts": "export const help = 1;\n",
+  "apps/server/src/store/task-queries.ts":
+    'import { settings } from "../composition/settings.js";\nexport const queries = settings;\n',
+  "apps/server/src/webhooks/sender.ts":
+    'import { help } from "../cli/help.js";\nimport { layout } from "../dashboard/layout.js";\nexport const sender = [help, layout];\n',
+  "apps/server/src/dashboard/dashboard-app.ts":
+    'import { logger } from "../logging/logger.js";\nimport { layout } from "./layout.js";\nexport const dashboard = [logger, layout];\n',
+  "apps/server/src/dashboard/layout.ts": "export const layout = 1;\n",
+  "apps/server/src/dashboard/assets.ts": "export const favicon = 1;\n",
+  "apps/server/src/http/docs-page.ts":
+    'import { favicon } from "../dashboard/assets.js";\nexport const docsPage = favicon;\n',
+  "apps/server/src/logging/logger.ts":
+    'import { config } from "../config.js";\nexport const logger = config;\n',
+  "apps/server/src/logging/log-level.ts": "export const levels = [];\n",
+  "apps/server/src/config.ts":
+    'import { levels } from "./logging/log-level.js";\nexport const config = levels;\n',
 
   "packages/schema/src/limits.ts": 'import { z } from "zod/mini";\nexport const limit = z;\n',
   "packages/schema/src/errors.ts": 'import { kind } from "./wire.js";\nexport const error = kind;\n',
@@ -76,6 +105,38 @@ describe("dependency-cruiser rules (pnpm lint)", () => {
       "packages/engine/src/credits/ledger.ts",
       /^packages\/engine\/src\/http\/status\.ts$/,
     ],
+    [
+      "engine-domain-not-http",
+      "packages/engine/src/admin/accounts.ts",
+      /^packages\/engine\/src\/http\/status\.ts$/,
+    ],
+    [
+      "engine-domain-not-http",
+      "packages/engine/src/leases/lease-renewal.ts",
+      /^packages\/engine\/src\/http\/status\.ts$/,
+    ],
+    [
+      "engine-domain-not-http",
+      "packages/engine/src/video/video-url.ts",
+      /^packages\/engine\/src\/http\/status\.ts$/,
+    ],
+    [
+      "server-composition-on-top",
+      "apps/server/src/store/task-queries.ts",
+      /^apps\/server\/src\/composition\/settings\.ts$/,
+    ],
+    ["server-composition-on-top", "apps/server/src/webhooks/sender.ts", /^apps\/server\/src\/cli\/help\.ts$/],
+    [
+      "server-dashboard-mounted-not-imported",
+      "apps/server/src/webhooks/sender.ts",
+      /^apps\/server\/src\/dashboard\/layout\.ts$/,
+    ],
+    [
+      "server-dashboard-mounted-not-imported",
+      "apps/server/src/http/docs-page.ts",
+      /^apps\/server\/src\/dashboard\/assets\.ts$/,
+    ],
+    ["server-logging-below-config", "apps/server/src/logging/logger.ts", /^apps\/server\/src\/config\.ts$/],
     ["sdk-not-engine", "packages/sdk/src/client.ts", /^packages\/engine\/src\/http\/app\.ts$/],
     [
       "shipped-code-not-test-support",
@@ -96,10 +157,19 @@ describe("dependency-cruiser rules (pnpm lint)", () => {
   });
 
   it("reports nothing else: what the rules allow stays allowed", () => {
-    // http/ may use the domain, tests may use node:, a testing entry its own package, the schema zod.
+    // http/ may use the domain, tests may use node:, a testing entry its own package, the schema zod;
+    // composition/ and cli/ may use every part and the dashboard, config.ts may use logging/.
     const expected = new Set([
       "engine-no-node packages/engine/src/clock.ts",
       "engine-domain-not-http packages/engine/src/credits/ledger.ts",
+      "engine-domain-not-http packages/engine/src/admin/accounts.ts",
+      "engine-domain-not-http packages/engine/src/leases/lease-renewal.ts",
+      "engine-domain-not-http packages/engine/src/video/video-url.ts",
+      "server-composition-on-top apps/server/src/store/task-queries.ts",
+      "server-composition-on-top apps/server/src/webhooks/sender.ts",
+      "server-dashboard-mounted-not-imported apps/server/src/webhooks/sender.ts",
+      "server-dashboard-mounted-not-imported apps/server/src/http/docs-page.ts",
+      "server-logging-below-config apps/server/src/logging/logger.ts",
       "sdk-not-engine packages/sdk/src/client.ts",
       "shipped-code-not-test-support apps/server/src/server.ts",
       "shipped-code-not-test-support apps/server/src/cli.ts",
