@@ -183,18 +183,24 @@ export class ConflictError extends HttpError {
 const serverErrorMarker = Symbol.for("genvideo.error.ServerError");
 
 /**
- * 500 and above, after the retries ran out. `requestId` is what support needs.
+ * 500 and above, after the retries ran out. `requestId` is what support needs. A 503
+ * (`DATABASE_UNAVAILABLE`: the service cannot reach its database for now, or `SERVICE_UNAVAILABLE`:
+ * it is starting) is temporary: `retryAfter` says when to try again.
  *
  * @example
  * ```ts
- * if (ServerError.isInstance(error)) console.error("service fault", error.requestId);
+ * if (ServerError.isInstance(error) && error.status === 503) await sleep(error.retryAfter ?? 2000);
+ * else if (ServerError.isInstance(error)) console.error("service fault", error.requestId);
  * ```
  */
 export class ServerError extends HttpError {
   override name: string = "ServerError";
+  /** Milliseconds the service asked the client to wait, from `Retry-After` (503); `undefined` without one. */
+  readonly retryAfter: number | undefined;
 
-  constructor(details: HttpErrorDetails) {
+  constructor(details: HttpErrorDetails & { retryAfter?: number | undefined }) {
     super(details);
+    this.retryAfter = details.retryAfter;
     markError(this, serverErrorMarker);
   }
 

@@ -110,6 +110,46 @@ describe("retries of creates", () => {
     expect(sent[4]!.headers.get("idempotency-key")).not.toBe(keys[0]);
   });
 
+  it("retries a create answered 503 DATABASE_UNAVAILABLE after its Retry-After, under its key", async () => {
+    vi.useFakeTimers();
+    const unavailable = () =>
+      errorBody(
+        503,
+        "DATABASE_UNAVAILABLE",
+        "The service cannot reach its database for a moment; retry in 2 s.",
+        {
+          "retry-after": "2",
+        },
+      );
+    const { client, sent } = clientWith([unavailable(), unavailable(), json(created)], { maxRetries: 3 });
+    const pending = client.createTask({ prompt: "a fox" }, { idempotencyKey: "order-7" });
+    await vi.advanceTimersByTimeAsync(1990);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(pending).resolves.toEqual(created);
+    expect(sent.map((request) => request.headers.get("idempotency-key"))).toEqual([
+      "order-7",
+      "order-7",
+      "order-7",
+    ]);
+  });
+
+  it("reports a 503 with its Retry-After once the retries ran out", async () => {
+    const { client, sent } = clientWith(
+      [errorBody(503, "DATABASE_UNAVAILABLE", "x", now), errorBody(503, "DATABASE_UNAVAILABLE", "x", now)],
+      { maxRetries: 1 },
+    );
+    const error = await client.createTask({ prompt: "a fox" }).catch((caught: unknown) => caught);
+    expect(ServerError.isInstance(error) && [error.status, error.code, error.retryAfter]).toEqual([
+      503,
+      "DATABASE_UNAVAILABLE",
+      0,
+    ]);
+    expect(sent).toHaveLength(2);
+  });
+
   it("uses the caller's idempotency key", async () => {
     const { client, sent } = clientWith([errorBody(429, "RATE_LIMITED", "slow", now), json(created)]);
     await client.createTask({ prompt: "a fox" }, { idempotencyKey: "order-42" });

@@ -273,7 +273,7 @@ function httpErrorFrom(status: number, headers: Headers, data: unknown): HttpErr
   if (status === 404) return new NotFoundError(details);
   if (status === 409 || body.code === "IDEMPOTENCY_KEY_REUSED") return new ConflictError(details);
   if (status === 429) return new RateLimitError({ ...details, retryAfter: readRetryAfter(headers) });
-  if (status >= 500) return new ServerError(details);
+  if (status >= 500) return new ServerError({ ...details, retryAfter: readRetryAfter(headers) });
   if (status === 400 || status === 413 || status === 415 || status === 422)
     return new BadRequestError(details);
   return new HttpError(details);
