@@ -117,9 +117,11 @@ export async function openServerDatabase(
   }).catch((error: unknown) => {
     throw new ConfigError(`GENVIDEO_DATABASE_URL: cannot open ${database.redactedUrl}: ${messageOf(error)}`);
   });
-  const notifier = createWorkNotifier(handle.pool, (error) =>
-    logger?.warn({ error: messageOf(error) }, "wake-up NOTIFY failed (workers still poll)"),
-  );
+  // A NOTIFY that failed with the database out of reach is counted in the episode, not logged.
+  const notifier = createWorkNotifier(handle.pool, (error) => {
+    if (!handle.reachability.housekeepingFailed(error))
+      logger?.warn({ error: messageOf(error) }, "wake-up NOTIFY failed (workers still poll)");
+  });
   hint = () => notifier.hint();
   let clock: ServiceClock;
   try {

@@ -29,6 +29,8 @@ interface Episode {
   answeredUnavailable: number;
   /** Housekeeping runs (an API process's key-usage writes, a worker's ticks) that failed during it. */
   failedHousekeeping: number;
+  /** Connections dropped because they were stranded on a dead network path. */
+  droppedConnections: number;
 }
 
 interface Waiting {
@@ -65,7 +67,13 @@ export class DatabaseReachability {
   /** The database showed it is out of reach: starts an episode (one warning) unless one is going on. */
   lost(reason: string): void {
     if (this.#episode) return;
-    this.#episode = { startedAt: this.#now(), reason, answeredUnavailable: 0, failedHousekeeping: 0 };
+    this.#episode = {
+      startedAt: this.#now(),
+      reason,
+      answeredUnavailable: 0,
+      failedHousekeeping: 0,
+      droppedConnections: 0,
+    };
     this.#logger?.warn(
       { reason },
       "PostgreSQL out of reach: requests that need it are answered 503 DATABASE_UNAVAILABLE until it answers again",
@@ -88,6 +96,7 @@ export class DatabaseReachability {
         durationMs: Math.round(this.#now() - episode.startedAt),
         answeredUnavailable: episode.answeredUnavailable,
         failedHousekeeping: episode.failedHousekeeping,
+        droppedConnections: episode.droppedConnections,
       },
       "PostgreSQL reachable again",
     );
@@ -96,6 +105,15 @@ export class DatabaseReachability {
   /** A request was answered 503 `DATABASE_UNAVAILABLE`: counted in the episode going on. */
   answeredUnavailable(): void {
     if (this.#episode) this.#episode.answeredUnavailable++;
+  }
+
+  /**
+   * Connections stranded on a dead path were dropped (the path check that found it dead began
+   * the episode): counted in the episode going on. Found after the database answered again,
+   * they belong to an episode that has ended, and are not worth a line of their own.
+   */
+  droppedOnDeadPath(dropped: number): void {
+    if (this.#episode) this.#episode.droppedConnections += dropped;
   }
 
   /**

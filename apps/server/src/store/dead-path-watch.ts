@@ -35,7 +35,7 @@ export interface DeadPathWatchOptions {
   probeTimeoutMs: number;
   /** Called once per dead path found, with how many connections were dropped. */
   onDeadPath?: (dropped: number) => void;
-  /** A probe's handshake unanswered this long calls `onUnanswered` (at most `probeTimeoutMs`). */
+  /** A probe's handshake unanswered this long (or `probeTimeoutMs`, if shorter) calls `onUnanswered`. */
   unansweredAfterMs?: number;
   onUnanswered?: (reason: string) => void;
 }
@@ -82,18 +82,25 @@ export function watchForDeadPath(pool: pg.Pool, options: DeadPathWatchOptions): 
   const probe = () =>
     new Promise<boolean>((resolve) => {
       const socket = connect({ host: options.host, port: options.port });
-      const unansweredAfterMs = options.unansweredAfterMs;
+      const startedAt = performance.now();
+      let reported = false;
+      // Said once per probe, at `unansweredAfterMs` or at the timeout, whichever comes first.
+      const reportUnanswered = () => {
+        if (reported) return;
+        reported = true;
+        const waitedMs = Math.round(performance.now() - startedAt);
+        options.onUnanswered?.(
+          `no answer from PostgreSQL: a TCP handshake to it went unanswered for ${waitedMs} ms`,
+        );
+      };
       const unanswered =
-        unansweredAfterMs !== undefined && unansweredAfterMs < options.probeTimeoutMs
-          ? setTimeout(
-              () =>
-                options.onUnanswered?.(
-                  `no answer from PostgreSQL: a TCP handshake to it went unanswered for ${unansweredAfterMs} ms`,
-                ),
-              unansweredAfterMs,
-            )
+        options.unansweredAfterMs !== undefined && options.unansweredAfterMs < options.probeTimeoutMs
+          ? setTimeout(reportUnanswered, options.unansweredAfterMs)
           : undefined;
-      const timer = setTimeout(() => done(false), options.probeTimeoutMs);
+      const timer = setTimeout(() => {
+        reportUnanswered();
+        done(false);
+      }, options.probeTimeoutMs);
       const done = (alive: boolean) => {
         clearTimeout(timer);
         clearTimeout(unanswered);

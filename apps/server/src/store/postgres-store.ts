@@ -130,10 +130,7 @@ export function createPostgresPool(url: string, options: PostgresStoreOptions = 
       probeTimeoutMs: deadPathMs,
       unansweredAfterMs: UNANSWERED_AFTER_MS,
       onUnanswered: (reason) => options.reachability?.lost(reason),
-      onDeadPath: (dropped) =>
-        options.reachability?.lost(
-          `no answer from PostgreSQL: ${dropped} connections left on a dead network path were dropped`,
-        ),
+      onDeadPath: (dropped) => options.reachability?.droppedOnDeadPath(dropped),
     });
     const end = pool.end.bind(pool);
     pool.end = (() => {

@@ -22,16 +22,21 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "../../src/testing/postgres-cluster.js";
 import { credits } from "../support/api.js";
 import { waitForCount } from "../support/cluster-watch.js";
-import { createPartitionedNamespace, networkNamespacesAllowed } from "../support/network-partition.js";
+import {
+  type Cleanups,
+  endPool,
+  networkNamespacesAllowed,
+  partitionedDatabase,
+  sleep,
+  timed,
+} from "../support/network-partition.js";
 import { postgresUrl } from "../support/postgres.js";
 import {
   FAST_SERVICE_ENV,
   type RunningServer,
   removeDataDir,
-  startServer,
   temporaryDataDir,
 } from "../support/server-process.js";
 import { type SlowArrival, startSlowReceiver } from "../support/slow-receiver.js";
@@ -69,25 +74,7 @@ const SCENARIOS = [
 type Scenario = (typeof SCENARIOS)[number];
 const REFUNDED = new Set<string | null>(["GENERATION_FAILED"]);
 
-/**
- * Ends `pool` and waits until each of its connections has closed. `pool.end()` resolves once it has
- * asked them to close; a cluster stopped right after would end a session still closing, whose
- * client then raises 57P01 ("terminating connection due to administrator command") with nobody
- * listening, an uncaught error that fails the run after every test passed.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  let open = pool.totalCount;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on("remove", () => {
-      if (--open === 0) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
-}
-
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
+const cleanups: Cleanups = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
@@ -98,14 +85,8 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
     it("sends nothing without its claim, answers readiness, and comes back by itself", {
       timeout: 120_000,
     }, async () => {
-      const partition = createPartitionedNamespace(["database", "receiver", "probe"] as const);
-      cleanups.push(() => partition.remove());
-      const { database, receiver: receiverLink, probe } = partition.links;
-      const cluster = await startPostgresCluster({
-        alsoListen: { addresses: [database.hostAddress], clients: [partition.network] },
-      });
-      cleanups.push(() => cluster.stop());
-      const url = await cluster.createDatabase();
+      const { partition, url, ...servers } = await partitionedDatabase(["receiver"] as const, cleanups);
+      const receiverLink = partition.links.receiver;
       const db = new pg.Client({ connectionString: url });
       await db.connect();
       cleanups.push(() => db.end());
@@ -128,32 +109,11 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         GENVIDEO_LEASE: `${LEASE_MS / 1000}s`,
         GENVIDEO_WORKERS: "8",
       };
-      const start = async (role: "api" | "worker", databaseUrl: string, namespace?: string) => {
-        const server = await startServer({
-          dataDir,
-          startTimeoutMs: 60_000,
-          env: {
-            ...env,
-            GENVIDEO_DATABASE_URL: databaseUrl,
-            GENVIDEO_ROLE: role,
-            ...(namespace ? { HOST: probe.namespaceAddress } : {}),
-          },
-          ...(namespace ? { networkNamespace: namespace } : {}),
-        });
-        cleanups.push(async () => {
-          if (server.child.exitCode === null) server.child.kill("SIGCONT");
-          await server.stop();
-        });
-        return server;
-      };
-      const throughLink = new URL(url);
-      throughLink.hostname = database.hostAddress;
-      const api = await start("api", url);
+      const start = (role: "api" | "worker", cutOff = false) =>
+        servers.start({ dataDir, env: { ...env, GENVIDEO_ROLE: role }, cutOff });
+      const api = await start("api");
       await installWriteAudit(db);
-      const [cutOff, steady] = await Promise.all([
-        start("worker", throughLink.href, partition.name),
-        start("worker", url),
-      ]);
+      const [cutOff, steady] = await Promise.all([start("worker", true), start("worker")]);
       const [cutOffId, steadyId] = [workerIdOf(cutOff), workerIdOf(steady)];
       const senderOf = new Map([
         [receiverLink.namespaceAddress, cutOffId],
@@ -357,19 +317,4 @@ function workerIdOf(server: RunningServer): string {
   const record = server.logRecords().find((entry) => entry.msg === "listening");
   expect(record?.workerId).toEqual(expect.any(String));
   return String(record!.workerId);
-}
-
-async function timed(request: () => Promise<Response>): Promise<{ status: number | string; ms: number }> {
-  const startedAt = Date.now();
-  try {
-    const response = await request();
-    await response.arrayBuffer();
-    return { status: response.status, ms: Date.now() - startedAt };
-  } catch (error) {
-    return { status: String(error), ms: Date.now() - startedAt };
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -10,9 +10,16 @@
  * other's MAC address for good (no ARP to fail, which would answer "host
  * unreachable"), and a blackhole route on the host keeps its replies from
  * leaving by the default route while the link is down.
+ *
+ * A replies-only cut drops what the host sends into the namespace and lets
+ * the namespace's packets through: PostgreSQL gets every statement (and
+ * runs it) while its answers are lost. It gives the host end a queue that
+ * holds nothing (`pfifo limit 0`), which drops every packet sent on it.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { startPostgresCluster } from "../../src/testing/postgres-cluster.js";
+import { type RunningServer, startServer } from "../../src/testing/reference-server.js";
 
 export interface PartitionLink {
   /** The host end's address: what the namespace reaches through this link. */
@@ -29,6 +36,8 @@ export interface PartitionedNamespace<Name extends string> {
   network: string;
   /** Drops every packet on these links, silently, until `heal`. */
   cut(...names: Name[]): void;
+  /** Drops what the host sends on these links (the answers), silently, until `heal`. */
+  cutReplies(...names: Name[]): void;
   heal(...names: Name[]): void;
   /** Removes the namespace, its links and the route; safe to call twice. */
   remove(): void;
@@ -119,11 +128,28 @@ export function createPartitionedNamespace<Name extends string>(
     remove();
     throw error;
   }
+  const repliesCut = new Set<Name>();
   const setLinks = (state: "up" | "down", names: Name[]) => {
     for (const linkName of names) {
+      if (state === "up" && repliesCut.delete(linkName))
+        execFileSync("tc", ["qdisc", "del", "dev", hostEnd(indexOf.get(linkName)!), "root"], {
+          stdio: "pipe",
+        });
       ip("link", "set", hostEnd(indexOf.get(linkName)!), state);
       // A host end brought back up lost its neighbour entry with its routes: restore it before traffic.
       if (state === "up") knowEachOther(indexOf.get(linkName)!);
+    }
+  };
+  const cutReplies = (names: Name[]) => {
+    for (const linkName of names) {
+      execFileSync(
+        "tc",
+        ["qdisc", "replace", "dev", hostEnd(indexOf.get(linkName)!), "root", "pfifo", "limit", "0"],
+        {
+          stdio: "pipe",
+        },
+      );
+      repliesCut.add(linkName);
     }
   };
   process.once("exit", remove);
@@ -132,6 +158,7 @@ export function createPartitionedNamespace<Name extends string>(
     links,
     network,
     cut: (...names) => setLinks("down", names),
+    cutReplies: (...names) => cutReplies(names),
     heal: (...names) => setLinks("up", names),
     remove,
   };
@@ -144,4 +171,96 @@ function ip(...args: string[]): void {
 function firstLine(error: unknown): string {
   const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
   return (stderr || String(error)).split("\n")[0]!;
+}
+
+/**
+ * Ends `pool` and waits until each of its connections has closed. `pool.end()` resolves once it has
+ * asked them to close; a cluster stopped right after would end a session still closing, whose
+ * client then raises 57P01 ("terminating connection due to administrator command") with nobody
+ * listening, an uncaught error that fails the run after every test passed.
+ */
+export async function endPool(pool: import("pg").Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on("remove", () => {
+      if (--open === 0) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
+}
+
+/** A request's status (or the error it failed with) and how long it took. */
+export async function timed(
+  request: () => Promise<Response>,
+): Promise<{ status: number | string; ms: number }> {
+  const startedAt = Date.now();
+  try {
+    const response = await request();
+    await response.arrayBuffer();
+    return { status: response.status, ms: Date.now() - startedAt };
+  } catch (error) {
+    return { status: String(error), ms: Date.now() - startedAt };
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What a partition test cleans up at its end, last made first. */
+export type Cleanups = (() => Promise<unknown> | unknown)[];
+
+export interface PartitionedDatabase<Name extends string> {
+  partition: PartitionedNamespace<Name | "database" | "probe">;
+  /** The test database, as this machine reaches it. */
+  url: string;
+  /**
+   * Starts a server on the database with `env`: `cutOff`, inside the namespace, reaching the
+   * database through the `database` link and answering HTTP on the `probe` link (never cut).
+   */
+  start(options: { dataDir: string; env: Record<string, string>; cutOff?: boolean }): Promise<RunningServer>;
+}
+
+/**
+ * A namespace with a `database` and a `probe` link (and `links`), a PostgreSQL cluster listening
+ * on the database link too, and a fresh database; each is cleaned up through `cleanups`, as are
+ * the servers `start` starts (woken first, if a test left one stopped).
+ */
+export async function partitionedDatabase<Name extends string>(
+  links: readonly Name[],
+  cleanups: Cleanups,
+): Promise<PartitionedDatabase<Name>> {
+  const partition = createPartitionedNamespace<Name | "database" | "probe">(["database", "probe", ...links]);
+  cleanups.push(() => partition.remove());
+  const { database, probe } = partition.links;
+  const cluster = await startPostgresCluster({
+    alsoListen: { addresses: [database.hostAddress], clients: [partition.network] },
+  });
+  cleanups.push(() => cluster.stop());
+  const url = await cluster.createDatabase();
+  const throughLink = new URL(url);
+  throughLink.hostname = database.hostAddress;
+  return {
+    partition,
+    url,
+    async start({ dataDir, env, cutOff = false }) {
+      const server = await startServer({
+        dataDir,
+        startTimeoutMs: 60_000,
+        env: {
+          ...env,
+          GENVIDEO_DATABASE_URL: cutOff ? throughLink.href : url,
+          ...(cutOff ? { HOST: probe.namespaceAddress } : {}),
+        },
+        ...(cutOff ? { networkNamespace: partition.name } : {}),
+      });
+      cleanups.push(async () => {
+        if (server.child.exitCode === null) server.child.kill("SIGCONT");
+        await server.stop();
+      });
+      return server;
+    },
+  };
 }
