@@ -66,7 +66,7 @@ describe("failed API authentications behind a trusted proxy", () => {
       code: "RATE_LIMITED",
       message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s\.$/),
     });
-    // Even a valid key waits on that client: a 200 among 429s would still answer every guess.
+    // A valid key not seen lately waits too on that client: a 200 among 429s would answer every guess.
     expect((await account(behindProxy, TEST_API_KEY, ATTACKER)).status).toBe(429);
 
     // Another client, through the same proxy: its valid key works, and its mistakes are plain 401s.

@@ -29,15 +29,16 @@ import { jsonResponse } from "./json-response.js";
 export function authMiddleware(services: HttpServices): MiddlewareHandler<EngineEnv> {
   const { failedAuth } = services;
   return async (c, next) => {
+    const presented = await presentedKey(c.req.header("authorization"));
     const client = failedAuth && services.config.clientAddress?.(c.req.raw, c.env);
-    const attempt = client === undefined ? undefined : failedAuth?.begin(client);
+    const attempt =
+      client === undefined ? undefined : failedAuth?.begin(client, presented.ok ? presented.hash : undefined);
     if (attempt?.refusal) throw attempt.refusal;
     const refuse = (failure: AuthFailure) => {
       // A request without credentials guesses nothing: only a key that failed counts.
       attempt?.ended(failure !== "missing");
       return unauthorized(c, failure);
     };
-    const presented = await presentedKey(c.req.header("authorization"));
     if (!presented.ok) return refuse(presented.failure);
     const now = services.clock.now();
     const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;

@@ -33,7 +33,7 @@ describe("failed authentications per client (docs/api.md#authentication)", () =>
       code: "RATE_LIMITED",
       message: "Too many failed authentications from this address; retry in 12 s.",
     });
-    // The client's own valid key waits too: otherwise 429 against 200 would still answer every guess.
+    // A valid key not seen lately waits too: otherwise 429 against 200 would still answer every guess.
     expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(429);
   });
 
@@ -93,5 +93,29 @@ describe("failed authentications in flight at once", () => {
     const h = await limitedHarness(3);
     const answers = await Promise.all(Array.from({ length: 50 }, () => from(h, "203.0.113.7", h.apiKey)));
     expect(new Set(answers.map((response) => response.status))).toEqual(new Set([200]));
+  });
+});
+
+describe("a key that authenticated lately", () => {
+  it("is never held back by its client's failures, even in a burst", async () => {
+    const h = await limitedHarness(5);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(200);
+    for (let attempt = 0; attempt < 4; attempt++) await from(h, "203.0.113.7"); // typos: 1 failure left
+    const answers = await Promise.all(Array.from({ length: 50 }, () => from(h, "203.0.113.7", h.apiKey)));
+    expect(new Set(answers.map((response) => response.status))).toEqual(new Set([200]));
+    for (let attempt = 0; attempt < 5; attempt++) await from(h, "203.0.113.7");
+    // Spent: wrong keys wait, the known key still works.
+    expect((await from(h, "203.0.113.7")).status).toBe(429);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(200);
+  });
+
+  it("is forgotten once it fails (revoked), and counts as a failure then", async () => {
+    const h = await limitedHarness(2);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(200);
+    const [key] = await h.engine.admin.listApiKeys(h.accountId);
+    await h.engine.admin.revokeApiKey(key!.id);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(401);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(401);
+    expect((await from(h, "203.0.113.7", h.apiKey)).status).toBe(429);
   });
 });

@@ -16,6 +16,7 @@ interface Bucket {
 }
 
 const MAX_TRACKED = 10_000;
+const MAX_VALID_KEYS = 10_000;
 
 /**
  * Failed authentications per client address, as a token bucket: a client may
@@ -29,26 +30,43 @@ const MAX_TRACKED = 10_000;
  * A client that failed lately has a failure reserved by each attempt while
  * its key is being checked (given back when the key is good): otherwise a
  * thousand requests in flight at once would each see the one failure that
- * came back and all spend it. A client with no failure yet reserves nothing
- * (a busy backend's hundred concurrent calls must not wait on each other), so
- * its first burst may pass the limit by the requests it has in flight, once.
- * Kept in this process's memory: a failure costs no write, and several API
- * processes each allow the limit.
+ * came back and all spend it. A client with no failure yet reserves nothing,
+ * so its first burst may pass the limit by the requests it has in flight,
+ * once. A key that authenticated lately (by its hash) is never held back nor
+ * reserves anything: a busy backend's hundred concurrent calls after a few
+ * typos must not wait on each other, and only someone who has the key can
+ * present it, so that tells a guesser nothing. Kept in this process's memory:
+ * a failure costs no write, and several API processes each allow the limit.
  */
 export class FailedAuthLimit {
   readonly #perMinute: number;
   readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
+  /** Hashes of keys that authenticated lately, oldest first. */
+  readonly #validKeys = new Set<string>();
 
   constructor(perMinute: number, clock: Clock) {
     this.#perMinute = perMinute;
     this.#clock = clock;
   }
 
-  /** Starts an attempt of `client` to authenticate. */
-  begin(client: string): AuthAttempt {
+  /** Starts an attempt of `client` to authenticate, with the presented key's hash when there is one. */
+  begin(client: string, keyHash: string | undefined): AuthAttempt {
+    const learn = (failed: boolean) => {
+      if (keyHash === undefined) return;
+      if (failed) this.#validKeys.delete(keyHash);
+      else this.#rememberValid(keyHash);
+    };
     const bucket = this.#buckets.get(client);
-    if (!bucket) return { refusal: undefined, ended: (failed) => failed && this.#spend(client) };
+    if (!bucket || (keyHash !== undefined && this.#validKeys.has(keyHash))) {
+      return {
+        refusal: undefined,
+        ended: (failed) => {
+          if (failed) this.#spend(client);
+          learn(failed);
+        },
+      };
+    }
     this.#refill(bucket);
     if (bucket.tokens < 1) {
       const { retryAfterSeconds } = rateLimitDecision(bucket.tokens, false, this.#perMinute);
@@ -63,9 +81,18 @@ export class FailedAuthLimit {
     return {
       refusal: undefined,
       ended: (failed) => {
+        // A failure spends what was reserved; a success gives it back.
         if (!failed) bucket.tokens = Math.min(this.#perMinute, bucket.tokens + 1);
+        learn(failed);
       },
     };
+  }
+
+  #rememberValid(keyHash: string): void {
+    this.#validKeys.delete(keyHash);
+    if (this.#validKeys.size >= MAX_VALID_KEYS)
+      this.#validKeys.delete(this.#validKeys.values().next().value!);
+    this.#validKeys.add(keyHash);
   }
 
   #spend(client: string): void {
