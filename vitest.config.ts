@@ -15,6 +15,8 @@ export default defineConfig({
       "!tests/ecosystem",
       // Run by `pnpm test:release` alone: it publishes to a local registry and installs from it.
       "!tests/release",
+      // Run by `pnpm test:container` alone: it builds the server's image and runs it with podman.
+      "!tests/container",
       "examples",
       "apps/server/vitest.postgres.config.ts",
     ],
