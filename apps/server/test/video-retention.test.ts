@@ -6,7 +6,7 @@
  * renderer keeps the videos tiny and the tasks fast; retention does not care
  * what the bytes are.
  */
-import { utimes } from "node:fs/promises";
+import { readdir, rename, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { completedTask } from "./support/api.js";
@@ -50,6 +50,11 @@ async function on(server: RunningServer, videoUrl: URL): Promise<{ status: numbe
   return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
 }
 
+/** Where a video is on disk: two folder levels down, named by the start of its task id. */
+function videoFile(dataDir: string, taskId: string): string {
+  return join(dataDir, "videos", taskId.slice(0, 2), taskId.slice(2, 4), `${taskId}.mp4`);
+}
+
 function sweepRecords(server: RunningServer) {
   return server.logRecords().filter((record) => record.msg === SWEEP_MESSAGE);
 }
@@ -69,7 +74,10 @@ it("the periodic sweep deletes a video past its retention, logs it, and its URL 
   expect(JSON.parse(gone.body.toString())).toMatchObject({ error: "Not Found", code: "NOT_FOUND" });
 });
 
-it("the startup sweep deletes videos that aged past the retention while the server was down", async () => {
+// Two server starts and three renders each: more than the default 30 s beside busy cores.
+it("the startup sweep deletes videos that aged past the retention while the server was down", {
+  timeout: 90_000,
+}, async () => {
   const dataDir = temporaryDataDir();
   const first = await start({}, dataDir);
   const old = await completedVideoUrl(first, "an old video");
@@ -79,7 +87,7 @@ it("the startup sweep deletes videos that aged past the retention while the serv
   started.splice(started.indexOf(first), 1);
 
   const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
-  await utimes(join(dataDir, "videos", `${old.taskId}.mp4`), threeDaysAgo, threeDaysAgo);
+  await utimes(videoFile(dataDir, old.taskId), threeDaysAgo, threeDaysAgo);
 
   const second = await start({ GENVIDEO_VIDEO_RETENTION: "2d" }, dataDir);
   // Swept before the server listened: the record precedes the "listening" line.
@@ -105,4 +113,39 @@ it("a bad retention stops the start with one line naming the setting, exit code 
   } finally {
     removeDataDir(dataDir);
   }
+});
+
+it("serves, after an upgrade, videos an earlier version stored flat in the videos folder, and sweeps them", {
+  timeout: 90_000,
+}, async () => {
+  const dataDir = temporaryDataDir();
+  const first = await start({}, dataDir);
+  const kept = await completedVideoUrl(first, "a video from before");
+  const aged = await completedVideoUrl(first, "an older video from before");
+  const whole = await on(first, kept.videoUrl);
+  expect(await first.stop()).toBe(0);
+  started.splice(started.indexOf(first), 1);
+  // The layout of earlier versions: every video flat in videos/.
+  for (const { taskId } of [kept, aged])
+    await rename(videoFile(dataDir, taskId), join(dataDir, "videos", `${taskId}.mp4`));
+  const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+  await utimes(join(dataDir, "videos", `${aged.taskId}.mp4`), threeDaysAgo, threeDaysAgo);
+
+  const second = await start({ GENVIDEO_VIDEO_RETENTION: "2d" }, dataDir);
+  expect(sweepRecords(second)).toEqual([expect.objectContaining({ deleted: 1, taskIds: [aged.taskId] })]);
+  expect(await on(second, kept.videoUrl)).toEqual({ status: 200, body: whole.body });
+  const ranged = await second.fetch(`${kept.videoUrl.pathname}${kept.videoUrl.search}`, {
+    headers: { range: "bytes=4-11" },
+  });
+  expect(ranged.status).toBe(206);
+  expect(Buffer.from(await ranged.arrayBuffer())).toEqual(whole.body.subarray(4, 12));
+  expect((await on(second, aged.videoUrl)).status).toBe(404);
+  // New videos go into the sharded layout beside the old flat ones.
+  const fresh = await completedVideoUrl(second, "a video after the upgrade");
+  expect(
+    await readdir(join(dataDir, "videos", fresh.taskId.slice(0, 2), fresh.taskId.slice(2, 4))),
+  ).toContain(`${fresh.taskId}.mp4`);
+  expect((await readdir(join(dataDir, "videos"))).filter((name) => name.endsWith(".mp4"))).toEqual([
+    `${kept.taskId}.mp4`,
+  ]);
 });

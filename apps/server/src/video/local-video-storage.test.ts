@@ -133,6 +133,27 @@ describe("files", () => {
     expect(await readdir(join(dir, ".staging"))).toEqual([]);
   });
 
+  it("stores a video two folder levels down, named by the start of its task id", async () => {
+    const staged = await storage.stagingPath(TASK);
+    await writeFile(staged, "sharded");
+    await storage.put(TASK, staged);
+    expect(await readdir(join(dir, "3f", "6c"))).toEqual([`${TASK}.mp4`]);
+    expect((await readdir(dir)).filter((name) => name.endsWith(".mp4"))).toEqual([]);
+    expect(await storage.delete(`${TASK}.mp4`)).toBe(true);
+    expect(await storage.stat(`${TASK}.mp4`)).toBeUndefined();
+  });
+
+  it("finds, serves, deletes and sweeps a video an earlier version wrote flat in the directory", async () => {
+    const flat = join(dir, `${TASK}.mp4`);
+    await writeFile(flat, "flat video");
+    expect((await storage.stat(`${TASK}.mp4`))?.size).toBe(10);
+    const video = await storage.open(`${TASK}.mp4`);
+    expect(await new Response(video!.stream({ start: 5, end: 9 })).text()).toBe("video");
+    expect(await storage.delete(`${TASK}.mp4`)).toBe(true);
+    expect(await storage.open(`${TASK}.mp4`)).toBeUndefined();
+    expect(await storage.delete(`${TASK}.mp4`)).toBe(false);
+  });
+
   it("makes its folders again when they were removed while it runs", async () => {
     const first = await storage.stagingPath(TASK);
     await writeFile(first, "first");
@@ -149,15 +170,29 @@ describe("files", () => {
     expect(await storage.open("../secret.mp4")).toBeUndefined();
   });
 
-  it("deletes videos older than the retention period and names their tasks", async () => {
-    const old = join(dir, `${TASK}.mp4`);
-    const fresh = join(dir, "11111111-2222-4333-8444-555555555555.mp4");
-    await writeFile(old, "old");
-    await writeFile(fresh, "fresh");
+  it("deletes videos older than the retention period, sharded or flat, and names their tasks", async () => {
+    const OTHER = "11111111-2222-4333-8444-555555555555";
+    const FLAT = "22222222-2222-4333-8444-555555555555";
+    for (const [id, body] of [
+      [TASK, "old"],
+      [OTHER, "fresh"],
+    ]) {
+      const staged = await storage.stagingPath(id!);
+      await writeFile(staged, body!);
+      await storage.put(id!, staged);
+    }
+    const flatOld = join(dir, `${FLAT}.mp4`);
+    await writeFile(flatOld, "flat and old");
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
-    await utimes(old, eightDaysAgo, eightDaysAgo);
-    expect(await storage.sweep()).toEqual({ taskIds: [TASK], partials: 0 });
-    expect(await readdir(dir)).toEqual(["11111111-2222-4333-8444-555555555555.mp4"]);
+    for (const path of [join(dir, "3f", "6c", `${TASK}.mp4`), flatOld])
+      await utimes(path, eightDaysAgo, eightDaysAgo);
+    const swept = await storage.sweep();
+    expect({ ...swept, taskIds: [...swept.taskIds].sort() }).toEqual({
+      taskIds: [FLAT, TASK].sort(),
+      partials: 0,
+    });
+    expect(await readdir(join(dir, "11", "11"))).toEqual([`${OTHER}.mp4`]);
+    expect((await readdir(dir)).filter((name) => name.endsWith(".mp4"))).toEqual([]);
     expect(await storage.deleteOlderThan(Date.now() + 1000)).toBe(1);
   });
 

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, copyFile, open, rename, stat, unlink } from "node:fs/promises";
+import { chmod, copyFile, type FileHandle, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
@@ -38,9 +38,14 @@ function etagOf(size: number, modifiedAt: number): string {
 }
 
 /**
- * Videos as files in one directory, named `<task_id>.mp4`, with files being
- * written kept in `.staging/` on the same file system so `put` is an atomic
- * rename: a download never sees half a video.
+ * Videos as files named `<task_id>.mp4`, two folder levels down from the
+ * videos directory, named by the first two and the next two characters of the
+ * task id (`3f/6c/3f6c2a1e-….mp4`): task ids are random, so at three million
+ * videos (7 days at 5 tasks a second) each of the 65 536 folders holds about
+ * 46 files, where one flat directory held them all. Videos an earlier version
+ * wrote flat in the directory are still found, served and swept where they
+ * are. Files being written are kept in `.staging/` on the same file system so
+ * `put` is an atomic rename: a download never sees half a video.
  */
 export class LocalVideoStorage implements ServedVideoStorage {
   readonly dir: string;
@@ -88,8 +93,9 @@ export class LocalVideoStorage implements ServedVideoStorage {
 
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
     const videoKey = this.keyForTask(taskId);
-    ensureDirectory(this.dir);
-    const target = join(this.dir, videoKey);
+    const folder = join(this.dir, ...shardOf(videoKey));
+    ensureDirectory(folder);
+    const target = join(folder, videoKey);
     // The renderer (ffmpeg, a child) made the file under the process's umask.
     await chmod(sourcePath, PRIVATE_FILE_MODE);
     try {
@@ -109,25 +115,22 @@ export class LocalVideoStorage implements ServedVideoStorage {
     return removeFile(path);
   }
 
-  #pathOf(videoKey: string): string | undefined {
-    return /^[A-Za-z0-9_-]{1,128}\.mp4$/.test(videoKey) ? join(this.dir, videoKey) : undefined;
+  /** Where a video may be: in its shard, else flat in the directory (written by an earlier version). */
+  #pathsOf(videoKey: string): string[] {
+    if (!/^[A-Za-z0-9_-]{1,128}\.mp4$/.test(videoKey)) return [];
+    return [join(this.dir, ...shardOf(videoKey), videoKey), join(this.dir, videoKey)];
   }
 
   async stat(videoKey: string): Promise<StoredVideoInfo | undefined> {
-    const path = this.#pathOf(videoKey);
-    if (!path) return undefined;
-    try {
-      const info = await stat(path);
-      return { size: info.size, modifiedAt: info.mtimeMs, etag: etagOf(info.size, info.mtimeMs) };
-    } catch {
-      return undefined;
+    for (const path of this.#pathsOf(videoKey)) {
+      const info = await stat(path).catch(() => undefined);
+      if (info) return { size: info.size, modifiedAt: info.mtimeMs, etag: etagOf(info.size, info.mtimeMs) };
     }
+    return undefined;
   }
 
   async open(videoKey: string): Promise<OpenedVideo | undefined> {
-    const path = this.#pathOf(videoKey);
-    if (!path) return undefined;
-    const handle = await open(path, "r").catch(() => undefined);
+    const handle = await this.#openFirst(videoKey);
     if (!handle) return undefined;
     const info = await handle.stat();
     let taken = false;
@@ -146,21 +149,50 @@ export class LocalVideoStorage implements ServedVideoStorage {
     };
   }
 
-  async delete(videoKey: string): Promise<boolean> {
-    const path = this.#pathOf(videoKey);
-    if (!path) return false;
-    try {
-      await unlink(path);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-      throw error;
+  async #openFirst(videoKey: string): Promise<FileHandle | undefined> {
+    for (const path of this.#pathsOf(videoKey)) {
+      const handle = await open(path, "r").catch(() => undefined);
+      if (handle) return handle;
     }
+    return undefined;
+  }
+
+  async delete(videoKey: string): Promise<boolean> {
+    for (const path of this.#pathsOf(videoKey)) {
+      try {
+        await unlink(path);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    return false;
   }
 
   async deleteOlderThan(time: number): Promise<number> {
-    const videos = await deleteFilesOlderThan(this.dir, ".mp4", time);
-    return videos.length + (await deletePartialsOlderThan(this.dir, time));
+    const { videos, partials } = await this.#deleteOlderThan(time, time);
+    return videos.length + partials;
+  }
+
+  /** The videos directory and each shard folder in it: where videos and their partial copies are. */
+  async #folders(): Promise<string[]> {
+    const folders = [this.dir];
+    for (const first of await shardNames(this.dir)) {
+      for (const second of await shardNames(join(this.dir, first)))
+        folders.push(join(this.dir, first, second));
+    }
+    return folders;
+  }
+
+  async #deleteOlderThan(videosBefore: number, partialsBefore: number) {
+    const videos: string[] = [];
+    let partials = await deletePartialsOlderThan(this.dir, partialsBefore);
+    for (const folder of await this.#folders()) {
+      videos.push(...(await deleteFilesOlderThan(folder, ".mp4", videosBefore)));
+      if (folder !== this.dir)
+        partials += (await deleteFilesOlderThan(folder, ".partial", partialsBefore)).length;
+    }
+    return { videos, partials };
   }
 
   /**
@@ -171,11 +203,24 @@ export class LocalVideoStorage implements ServedVideoStorage {
    * even under a retention of seconds. Returns the task ids whose video went.
    */
   async sweep(now: number = Date.now()): Promise<VideoSweep> {
-    const videos = await deleteFilesOlderThan(this.dir, ".mp4", now - this.retentionMs);
-    const partials = await deletePartialsOlderThan(
-      this.dir,
+    const { videos, partials } = await this.#deleteOlderThan(
+      now - this.retentionMs,
       now - Math.max(this.retentionMs, STALE_STAGING_MS),
     );
     return { taskIds: videos.map((name) => name.slice(0, -".mp4".length)), partials };
   }
+}
+
+/** The two folder names a video's file is under: the first two and the next two characters of its task id. */
+function shardOf(videoKey: string): [string, string] {
+  const id = videoKey.slice(0, -".mp4".length).padEnd(4, "_");
+  return [id.slice(0, 2), id.slice(2, 4)];
+}
+
+/** The shard folders in `folder` (two id characters each; `.staging` and files are not). */
+async function shardNames(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]{2}$/.test(entry.name))
+    .map((e) => e.name);
 }
