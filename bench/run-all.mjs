@@ -48,6 +48,11 @@ const benchmarks = [
     "node telemetry/run.mjs",
   ],
   ["dashboard", "task list page and its next page with 100 000 tasks, p99", "node dashboard/run.mjs"],
+  [
+    "soak-smoke",
+    "a few seconds of the soak's mixed load (node soak/run.mjs --minutes 20 for the real one): CSV and verdict",
+    "node soak/run.mjs --smoke",
+  ],
 ];
 
 const build = spawnSync("pnpm", ["--dir", "..", "run", "build"], { cwd: here, stdio: "inherit" });
