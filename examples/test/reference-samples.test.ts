@@ -74,12 +74,11 @@ describe("the reference's code samples", () => {
     try {
       const curls = samples().filter(({ sample }) => sample.lang === "Shell");
       expect(curls.length).toBeGreaterThanOrEqual(9);
-      for (const [index, { operation, sample }] of curls.entries()) {
+      for (const { operation, sample } of curls) {
         // The samples show example ids; a reader puts in their own task, video URL and key.
         const source = sample.source
           .replace(/\/videos\/[^']+/, `${realVideo.pathname}${realVideo.search}`)
           .replaceAll(exampleTaskId, taskId)
-          .replace("Idempotency-Key: order-1234", `Idempotency-Key: sample-${index}`)
           .trimEnd();
         const { stdout } = await run("bash", ["-c", `${source} -sS -w '\\n%{http_code}'`], {
           cwd: workDir,
@@ -92,6 +91,21 @@ describe("the reference's code samples", () => {
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
+  });
+
+  it("run more than once: the create sample pasted again, its prompt edited, creates another task", async () => {
+    const create = samples().find(
+      ({ operation, sample }) => operation === "createTask" && sample.lang === "Shell",
+    )!.sample.source;
+    expect(create).not.toMatch(/Idempotency-Key/i);
+    const ids: string[] = [];
+    for (const source of [create, create, create.replace(/"prompt": "[^"]*"/, '"prompt": "edited"')]) {
+      const { stdout } = await run("bash", ["-c", `${source.trimEnd()} -sS`], {
+        env: { PATH: process.env.PATH ?? "", GENVIDEO_API_KEY: TEST_API_KEY },
+      });
+      ids.push((JSON.parse(stdout) as { task_id: string }).task_id);
+    }
+    expect(new Set(ids).size).toBe(3);
   });
 
   it("type-check: every TypeScript sample, and the webhook guide's, compiles against the packages", async () => {

@@ -119,7 +119,10 @@ function sampleRequests(
     if (parameter.in === "path") filledPath = filledPath.replace(`{${parameter.name}}`, String(example));
     else if (parameter.in === "query" && parameter.required)
       query.set(String(parameter.name), String(example));
-    else if (parameter.in === "header") headers.push([String(parameter.name), String(example)]);
+    // Only what a request needs: an optional header's example (an Idempotency-Key, which names one
+    // operation) would make a copied sample answer its first response again on every later run.
+    else if (parameter.in === "header" && parameter.required)
+      headers.push([String(parameter.name), String(example)]);
   }
   const url = `${serverUrl}${filledPath}${query.size > 0 ? `?${query}` : ""}`;
   const base = {

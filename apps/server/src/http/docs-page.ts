@@ -9,9 +9,10 @@ import { type DocsAsset, loadDocsAssets } from "./docs-renderer.js";
 import { SERVER_FAVICON } from "./favicon.js";
 
 /**
- * Scripts from this server only, no inline script. Scalar adds its styles as `<style>` elements
- * carrying the page's nonce (it reads `<meta property="csp-nonce">`). Style attributes stay refused,
- * as on the dashboard: the few Scalar sets are cosmetic. Images may be data: URIs (Scalar's icons).
+ * Scripts from this server only, no inline script, no eval. Styles from this server, or in `<style>`
+ * elements carrying the page's nonce: Scalar reads it from `<meta property="csp-nonce">` for some,
+ * and the page's first script stamps it on the others that scripts create (docs-style-prelude.ts).
+ * No style attribute in markup and no `'unsafe-inline'`. Images may be data: URIs (Scalar's icons).
  */
 function docsContentSecurityPolicy(nonce: string): string {
   return [
@@ -73,11 +74,11 @@ export function docsRoutes(app: Hono, title = "genvideo API reference"): void {
   const load = () => (assets ??= loadDocsAssets());
 
   app.get("/docs", (c) => {
-    const { renderer, start } = load();
+    const { prelude, renderer, start } = load();
     // Compressing the bundle takes a second once: start it now, before the browser asks for it.
     if (/\bbr\b/.test(c.req.header("accept-encoding") ?? "")) renderer.brotli().catch(() => {});
     const nonce = randomBytes(16).toString("base64");
-    return c.html(page(title, nonce, [renderer.path, start.path]), 200, {
+    return c.html(page(title, nonce, [prelude.path, renderer.path, start.path]), 200, {
       "Content-Security-Policy": docsContentSecurityPolicy(nonce),
       "Cache-Control": "no-cache",
       "Referrer-Policy": "no-referrer",
@@ -87,8 +88,8 @@ export function docsRoutes(app: Hono, title = "genvideo API reference"): void {
   });
 
   app.get("/docs/assets/:file", (c) => {
-    const { renderer, start } = load();
-    const asset = [renderer, start].find(({ path }) => path === c.req.path);
+    const { prelude, renderer, start } = load();
+    const asset = [prelude, renderer, start].find(({ path }) => path === c.req.path);
     return asset ? serveAsset(c, asset) : c.notFound();
   });
 }

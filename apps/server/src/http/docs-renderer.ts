@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
+import { DOCS_STYLE_PRELUDE } from "./docs-style-prelude.js";
 
 const require = createRequire(import.meta.url);
 
@@ -74,6 +75,8 @@ function asset(name: string, body: Buffer): DocsAsset {
 }
 
 export interface DocsAssets {
+  /** Runs first: lets the renderer's own styles through the page's policy (docs-style-prelude.ts). */
+  prelude: DocsAsset;
   renderer: DocsAsset;
   start: DocsAsset;
 }
@@ -81,6 +84,7 @@ export interface DocsAssets {
 /** Reads the renderer once; throws with the path it looked at when the bundle is missing. */
 export function loadDocsAssets(bundlePath: string = rendererBundlePath()): DocsAssets {
   return {
+    prelude: asset("styles", Buffer.from(DOCS_STYLE_PRELUDE)),
     renderer: asset("scalar", readFileSync(bundlePath)),
     start: asset("reference", Buffer.from(START_SCRIPT)),
   };
