@@ -102,6 +102,25 @@ describe("DatabaseReachability", () => {
     expect(await pending).toBe(3_000);
   });
 
+  it("starts no episode on evidence older than the database's last answer", async () => {
+    const { reachability, lines } = tracked();
+    const probeSentAt = Date.now();
+    await vi.advanceTimersByTimeAsync(200);
+    await reachability.serve(async () => "answered after the handshake was sent");
+    await vi.advanceTimersByTimeAsync(800);
+    reachability.lost(
+      "no answer from PostgreSQL: a TCP handshake to it went unanswered for 1000 ms",
+      probeSentAt,
+    );
+    expect(reachability.outOfReach).toBe(false);
+    reachability.lost(
+      "no answer from PostgreSQL: a TCP handshake to it went unanswered for 1000 ms",
+      Date.now(),
+    );
+    expect(reachability.outOfReach).toBe(true);
+    expect(lines).toHaveLength(1);
+  });
+
   it("lets a fault of ours through as it is, without an episode", async () => {
     const { reachability, lines } = tracked();
     const bug = new TypeError("cannot read properties of undefined");

@@ -51,6 +51,8 @@ export class DatabaseReachability {
   readonly #patienceMs: number;
   readonly #now: () => number;
   #episode: Episode | undefined;
+  /** When the database last answered (the `now` clock). */
+  #answeredAt = Number.NEGATIVE_INFINITY;
   readonly #waiting = new Set<Waiting>();
 
   constructor(options: DatabaseReachabilityOptions = {}) {
@@ -64,9 +66,14 @@ export class DatabaseReachability {
     return this.#episode !== undefined;
   }
 
-  /** The database showed it is out of reach: starts an episode (one warning) unless one is going on. */
-  lost(reason: string): void {
-    if (this.#episode) return;
+  /**
+   * The database showed it is out of reach: starts an episode (one warning) unless one is going
+   * on. `since`: when the wait that shows it began (a path check's handshake, a query); evidence
+   * that began before the database's last answer is stale (a check begun in a cut that has
+   * healed since) and starts nothing.
+   */
+  lost(reason: string, since?: number): void {
+    if (this.#episode || (since !== undefined && since < this.#answeredAt)) return;
     this.#episode = {
       startedAt: this.#now(),
       reason,
@@ -83,6 +90,7 @@ export class DatabaseReachability {
 
   /** The database answered: ends the episode going on, if any, with one line saying what it cost. */
   answered(): void {
+    this.#answeredAt = this.#now();
     const episode = this.#episode;
     if (!episode) return;
     this.#episode = undefined;
@@ -158,7 +166,7 @@ export class DatabaseReachability {
       if (StoreUnavailableError.isInstance(error)) throw error;
       const reason = expectedDatabaseFailure(error);
       if (reason === undefined) throw error;
-      this.lost(reason);
+      this.lost(reason, waiting.startedAt);
       throw new StoreUnavailableError(reason, { cause: error });
     } finally {
       clearTimeout(waiting.timer);

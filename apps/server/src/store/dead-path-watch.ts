@@ -37,7 +37,8 @@ export interface DeadPathWatchOptions {
   onDeadPath?: (dropped: number) => void;
   /** A probe's handshake unanswered this long (or `probeTimeoutMs`, if shorter) calls `onUnanswered`. */
   unansweredAfterMs?: number;
-  onUnanswered?: (reason: string) => void;
+  /** `since`: when the unanswered handshake was sent (`performance.now()`). */
+  onUnanswered?: (reason: string, since: number) => void;
 }
 
 interface Watched {
@@ -91,6 +92,7 @@ export function watchForDeadPath(pool: pg.Pool, options: DeadPathWatchOptions): 
         const waitedMs = Math.round(performance.now() - startedAt);
         options.onUnanswered?.(
           `no answer from PostgreSQL: a TCP handshake to it went unanswered for ${waitedMs} ms`,
+          startedAt,
         );
       };
       const unanswered =

@@ -129,7 +129,7 @@ export function createPostgresPool(url: string, options: PostgresStoreOptions = 
       suspectAfterMs: SUSPECT_AFTER_MS,
       probeTimeoutMs: deadPathMs,
       unansweredAfterMs: UNANSWERED_AFTER_MS,
-      onUnanswered: (reason) => options.reachability?.lost(reason),
+      onUnanswered: (reason, since) => options.reachability?.lost(reason, since),
       onDeadPath: (dropped) => options.reachability?.droppedOnDeadPath(dropped),
     });
     const end = pool.end.bind(pool);
