@@ -22,6 +22,9 @@ interface Figures {
   rows: Record<string, number>;
   balances: { name: string; credits: number; ledger: number }[];
   autoVacuum: number;
+  /** Pages of the database file and how many of them are free. */
+  pages: number;
+  freePages: number;
 }
 
 function figures(): Figures {
@@ -46,6 +49,8 @@ function figures(): Figures {
         .all()
         .map((row) => ({ name: String(row.name), credits: Number(row.credits), ledger: Number(row.ledger) })),
       autoVacuum: Number(database.prepare("pragma auto_vacuum").get()?.auto_vacuum),
+      pages: Number(database.prepare("pragma page_count").get()?.page_count),
+      freePages: Number(database.prepare("pragma freelist_count").get()?.freelist_count),
     };
   } finally {
     database.close();
@@ -62,17 +67,21 @@ it("deletes ended tasks past retention, keeps balances exact and says why a task
     await createTask(server, { prompt: "a storm [[fail:GENERATION_FAILED]]", model_type: "gen-3" }),
     await createTask(server, { prompt: "a wreck [[fail:UNSAFE_CONTENT]]" }),
   ];
+  // Long prompts, kept in the task rows: enough history to fill pages that retention then frees.
+  for (let n = 0; n < 40; n++)
+    ids.push(await createTask(server, { prompt: `${n} ${"a quiet sea ".repeat(150)}` }));
   for (const id of ids) await waitForTerminal(server, id, 30_000);
   await eventually(async () => (receiver!.requests.length > 0 ? true : undefined), 30_000, "the webhook");
 
   const before = figures();
-  expect(before.rows).toMatchObject({ tasks: 4, webhook_events: 1, retired_tasks: 0 });
+  expect(before.rows).toMatchObject({ tasks: 44, webhook_events: 1, retired_tasks: 0 });
   for (const account of before.balances) expect(account.ledger).toBe(account.credits);
 
   const after = await eventually(
     async () => {
       const now = figures();
-      return now.rows.tasks === 0 ? now : undefined;
+      // The batch's deletes commit first, then the free pages it left are given back.
+      return now.rows.tasks === 0 && now.freePages === 0 ? now : undefined;
     },
     60_000,
     "retention to delete the ended tasks",
@@ -84,18 +93,20 @@ it("deletes ended tasks past retention, keeps balances exact and says why a task
     ledger_entries: 2,
     webhook_events: 0,
     webhook_attempts: 0,
-    retired_tasks: 4,
+    retired_tasks: 44,
   });
   expect(after.balances).toEqual(before.balances);
-  // A new database gives freed pages back to the file system (INCREMENTAL).
+  // A new database gives freed pages back to the file system (INCREMENTAL): none is left free.
   expect(after.autoVacuum).toBe(2);
+  expect(after.freePages).toBe(0);
+  expect(after.pages).toBeLessThan(before.pages);
   const logged = await eventually(
     async () => server.logRecords().find((record) => record.msg === "history retention deleted ended tasks"),
     10_000,
     "the retention's log line",
   );
   expect(logged).toMatchObject({
-    tasks: 4,
+    tasks: 44,
     webhookEvents: 1,
     webhookAttempts: 1,
   });

@@ -13,7 +13,7 @@ const STATEMENT_CACHE_SIZE = 500;
 
 export type SqliteValue = null | number | bigint | string | NodeJS.ArrayBufferView;
 
-/** A prepared statement and whether it returns rows (asked once: `columns()` allocates). */
+/** A prepared statement and whether it is read to its end for rows (asked once: `columns()` allocates). */
 export interface PreparedStatement {
   statement: StatementSync;
   reader: boolean;
@@ -58,7 +58,11 @@ export class SqliteConnection {
     if (prepared) return prepared;
     const statement = this.database.prepare(sql);
     const columns = statement.columns().map((column) => column.name);
-    prepared = { statement, reader: columns.length > 0, row: rowBuilder(statement, columns) };
+    // A pragma is stepped to its end as a reader is: `run()` steps once, and
+    // `PRAGMA incremental_vacuum(N)` frees one page per step (it gave back 1
+    // page of N).
+    const reader = columns.length > 0 || /^\s*pragma\b/i.test(sql);
+    prepared = { statement, reader, row: rowBuilder(statement, columns) };
     if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
       const oldest = this.#statements.keys().next().value;
       if (oldest !== undefined) this.#statements.delete(oldest);
