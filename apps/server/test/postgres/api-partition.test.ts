@@ -187,6 +187,9 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
 
       const phases: { name: string; cutAt: number; healedAt: number; servedAgainAfterMs: number | null }[] =
         [];
+      let dashboardSeen:
+        | { status: number; contentType: string | null; retryAfter: string | null; text: string; ms: number }
+        | undefined;
       let sdkOutcome:
         | { key: string; taskId: string | undefined; error: string | undefined; ms: number }
         | undefined;
@@ -205,6 +208,25 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         if (cut.repliesOnly) partition.cutReplies("database");
         else partition.cut("database");
         const cutAt = Date.now();
+        // A dashboard page asked for in the first cut (a session cookie makes it ask the database).
+        const dashboardPage =
+          phases.length === 0
+            ? (async () => {
+                await sleep(500);
+                const startedAt = Date.now();
+                const response = await cutOff.fetch("/dashboard/tasks", {
+                  headers: { cookie: "genvideo_session=not-a-session" },
+                  signal: AbortSignal.timeout(20_000),
+                });
+                return {
+                  status: response.status,
+                  contentType: response.headers.get("content-type"),
+                  retryAfter: response.headers.get("retry-after"),
+                  text: await response.text(),
+                  ms: Date.now() - startedAt,
+                };
+              })()
+            : undefined;
         let sdkCreate: Promise<void> | undefined;
         if (cut.sdk) {
           await sleep(500);
@@ -230,6 +252,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         const healedAt = Date.now();
         await Promise.all(burst);
         await sdkCreate;
+        if (dashboardPage) dashboardSeen = await dashboardPage;
         // The first 200 from the cut-off process after the healing.
         let servedAgainAfterMs: number | null = null;
         while (servedAgainAfterMs === null && Date.now() < healedAt + RECOVERY_BOUND_MS + 5_000) {
@@ -335,6 +358,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         episodeLines,
         otherWarnings: countBy(otherWarnings.map(String)),
         sdk: sdkOutcome,
+        dashboard: dashboardSeen && { ...dashboardSeen, text: undefined },
         totals: {
           answers: answers.length,
           fromCutOff: countBy(fromCutOff.map((answer) => String(answer.status))),
@@ -398,6 +422,15 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
       expect(answeredWrong).toEqual([]);
       expect(charges.rows.filter((row) => row.n !== 1)).toEqual([]);
       expect(charges.rowCount).toBe(tasks.rowCount);
+      // A dashboard page in a cut: a page saying so, with the status and Retry-After of the API.
+      expect({ ...dashboardSeen, text: undefined, ms: undefined }).toEqual({
+        status: 503,
+        contentType: expect.stringMatching(/^text\/html/),
+        retryAfter: "2",
+        text: undefined,
+        ms: undefined,
+      });
+      expect(dashboardSeen?.text).toContain("cannot reach its database");
       // The SDK's create through a replies-only cut: exactly one task, the one it returned.
       expect(sdkOutcome?.error).toBeUndefined();
       expect(tasksByPrompt.get(`through the SDK ${sdkOutcome!.key}`)).toEqual([sdkOutcome!.taskId]);
