@@ -12,6 +12,7 @@ import {
   type VideoErrorCode,
 } from "./error-codes.js";
 import { ValidationIssueSchema } from "./validation-issue.js";
+import { RequestIdString } from "./wire-strings.js";
 
 /**
  * HTTP 401 body, exactly `{ error: "Unauthorized", message }`: checked before anything else.
@@ -39,7 +40,7 @@ export const ErrorBodySchema = z.object({
   /** Every violation, for `INVALID_REQUEST`. */
   issues: z.optional(z.array(ValidationIssueSchema)),
   /** Id of the failed request, for 5xx errors, to quote to the operator. */
-  request_id: z.optional(z.string()),
+  request_id: z.optional(RequestIdString),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -126,6 +126,11 @@ export {
   WebhookPayloadSchema,
 } from "./webhook.js";
 export {
+  DeliveredWebhookEventSchema,
+  FailedWebhookAttemptSchema,
+  FailedWebhookEventSchema,
+  PendingWebhookEventSchema,
+  SucceededWebhookAttemptSchema,
   type WebhookAttempt,
   WebhookAttemptSchema,
   type WebhookEvent,

@@ -20,6 +20,7 @@ import {
   REFERENCE_IMAGES_MAX_COUNT,
   REFERENCE_IMAGES_MIN_COUNT,
 } from "./limits.js";
+import { type AddComponent, describeWebhookEvents, type Metadata } from "./openapi-webhook-events.js";
 import { GenerationRequestSchema } from "./request.js";
 import {
   AccountResponseSchema,
@@ -37,15 +38,15 @@ import {
   WebhookPayloadSchema,
 } from "./webhook.js";
 import {
-  WebhookAttemptSchema,
-  WebhookEventListSchema,
-  WebhookEventSchema,
-  WebhookRedeliveryResponseSchema,
-} from "./webhook-events.js";
-import { TaskIdString, TimestampString, UrlString } from "./wire-strings.js";
+  AccountIdString,
+  RequestIdString,
+  TaskIdString,
+  TimestampString,
+  UrlString,
+  WebhookEventIdString,
+} from "./wire-strings.js";
 
 type JsonSchema = Record<string, unknown>;
-type Metadata = { id?: string; description?: string } & JsonSchema;
 
 const IMAGE_PATTERN = "^data:image/(jpeg|png|webp);base64,[A-Za-z0-9+/]*={0,2}$";
 const IMAGE_DESCRIPTION =
@@ -166,12 +167,27 @@ function generationRequestSchema(): JsonSchema {
   };
 }
 
+function describeWireStrings(registry: z.core.$ZodRegistry<Metadata>): void {
+  registry.add(TaskIdString, { format: "uuid", description: "The task's id: a UUID v4, in lower case." });
+  registry.add(AccountIdString, {
+    format: "uuid",
+    description: "The account's id: a UUID v4, in lower case.",
+  });
+  registry.add(WebhookEventIdString, {
+    description: "The event's id, the webhook-id header value: msg_ and 32 hex digits.",
+  });
+  registry.add(RequestIdString, {
+    description: "Id of the request (the X-Request-Id header): the client's own plain id, else req_<uuid>.",
+  });
+  // Absolute http(s) URLs only: `format: uri` alone also admits `mailto:` and `urn:`.
+  registry.add(UrlString, { format: "uri", pattern: "^https?://" });
+  registry.add(TimestampString, { format: "date-time", description: "ISO 8601, in UTC." });
+}
+
 function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
-  registry.add(TaskIdString, { format: "uuid" });
-  registry.add(UrlString, { format: "uri" });
-  registry.add(TimestampString, { format: "date-time" });
-  const add = (schema: z.core.$ZodType, id: string, description: string) =>
-    registry.add(schema, { id, description });
+  const add: AddComponent = (schema, id, description) => registry.add(schema, { id, description });
+  describeWireStrings(registry);
+  describeWebhookEvents(registry, add);
   add(
     CreateTaskResponseSchema,
     "CreateTaskResponse",
@@ -225,14 +241,6 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     "FailedWebhookPayload",
     "The task failed or timed out; message is the failure code.",
   );
-  add(WebhookAttemptSchema, "WebhookAttempt", "One try to deliver a webhook event.");
-  add(WebhookEventSchema, "WebhookEvent", "A webhook event with every delivery attempt.");
-  add(WebhookEventListSchema, "WebhookEventList", "The webhook events of a task, oldest first.");
-  add(
-    WebhookRedeliveryResponseSchema,
-    "WebhookRedeliveryResponse",
-    "The latest event is pending again, with the same webhook-id.",
-  );
 }
 
 function statusMapping(): Record<string, string> {
@@ -251,7 +259,7 @@ function tidy(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): 
   if (definition.type === "object" && definition.catchall?._zod.def.type !== "never") {
     delete jsonSchema.additionalProperties;
   }
-  if (jsonSchema.format === "date-time" || jsonSchema.format === "uuid") delete jsonSchema.pattern;
+  if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
   if (jsonSchema.type === "integer" && jsonSchema.maximum === Number.MAX_SAFE_INTEGER)
     delete jsonSchema.maximum;
   if (jsonSchema.type === "integer" && jsonSchema.minimum === Number.MIN_SAFE_INTEGER)

@@ -4,7 +4,7 @@
  * reference server serves it at `/openapi.json`. tests/openapi checks it with the tools customers
  * point at it (Redocly, Spectral, Prism, openapi-typescript, @hey-api/openapi-ts).
  */
-import { ERROR_CODES, type ErrorCode, HTTP_REASON_PHRASES } from "./error-codes.js";
+import { ERROR_CODES, type ErrorCode, type ErrorStatus, HTTP_REASON_PHRASES } from "./error-codes.js";
 import { API_PATHS, IDEMPOTENCY_KEY_HEADER } from "./http.js";
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_TTL_MS } from "./limits.js";
 import { addCodeSamples } from "./openapi-code-samples.js";
@@ -69,7 +69,7 @@ type ErrorExamples = Partial<typeof ERROR_EXAMPLES>;
 
 /** A response of error codes sharing one status; create errors carry `success: false`. */
 function errorResponse(codes: readonly ErrorCode[], create: boolean, overrides: ErrorExamples): Json {
-  const status = ERROR_CODES[codes[0] as ErrorCode];
+  const status: ErrorStatus = ERROR_CODES[codes[0] as ErrorCode];
   const examples: Json = {};
   for (const code of codes) {
     const variants = overrides[code] ?? ERROR_EXAMPLES[code];
@@ -88,7 +88,30 @@ function errorResponse(codes: readonly ErrorCode[], create: boolean, overrides: 
   return {
     description: `${HTTP_REASON_PHRASES[status]}: ${codes.join(", ")}.`,
     headers: apiResponseHeaders(status),
-    content: json(create ? "CreateErrorBody" : "ErrorBody", examples),
+    content: {
+      "application/json": { schema: errorBodyOfStatus(status, codes, create), examples },
+    },
+  };
+}
+
+/**
+ * The error body as one status sends it: its reason phrase in `error`, one of its codes in `code`,
+ * and `request_id` on a 5xx (docs/api.md#errors), so a tool reading the document knows as much.
+ */
+function errorBodyOfStatus(status: ErrorStatus, codes: readonly ErrorCode[], create: boolean): Json {
+  const [only] = codes;
+  return {
+    allOf: [
+      ref("schemas", create ? "CreateErrorBody" : "ErrorBody"),
+      {
+        type: "object",
+        properties: {
+          error: { const: HTTP_REASON_PHRASES[status] },
+          code: codes.length === 1 ? { const: only } : { enum: [...codes] },
+        },
+        ...(status >= 500 ? { required: ["request_id"] } : {}),
+      },
+    ],
   };
 }
 
@@ -289,6 +312,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
         bearerAuth: {
           type: "http",
           scheme: "bearer",
+          bearerFormat: "gen_sk_ and 32 base62 characters and a 6-character checksum",
           description: "Authorization: Bearer <API_KEY>. Never in the query string.",
         },
       },

@@ -62,6 +62,28 @@ describe("status response", () => {
       { status: "failed", task_id: TASK_ID, message: "oops", video_url: null },
     ],
     ["progress above 100", { status: "processing", task_id: TASK_ID, message: "x", progress: 101 }],
+    [
+      "progress 100 before completion",
+      { status: "processing", task_id: TASK_ID, message: "x", progress: 100 },
+    ],
+    [
+      "completed with progress under 100",
+      { status: "completed", task_id: TASK_ID, message: "done", video_url: VIDEO_URL, progress: 50 },
+    ],
+    [
+      "failed with progress",
+      { status: "failed", task_id: TASK_ID, message: "TIMEOUT", video_url: null, progress: 3 },
+    ],
+    ["a task id that is not a UUID", { status: "queued", task_id: "task-1", message: "x" }],
+    ["a task id in upper case", { status: "queued", task_id: TASK_ID.toUpperCase(), message: "x" }],
+    [
+      "a video_url that is not an http(s) URL",
+      { status: "completed", task_id: TASK_ID, message: "done", video_url: "mailto:a@example.com" },
+    ],
+    [
+      "a time with an offset",
+      { status: "queued", task_id: TASK_ID, message: "x", created_at: "2026-11-22T11:00:00+01:00" },
+    ],
     ["an unknown status", { status: "paused", task_id: TASK_ID, message: "x" }],
   ])("refuses %s", (_name, body) => {
     expect(TaskStatusResponseSchema.safeParse(body).success).toBe(false);
@@ -143,43 +165,66 @@ describe("error codes and bodies", () => {
 });
 
 describe("account and webhook records", () => {
+  const ACCOUNT_ID = "5b0e7c1a-9d2f-4e3b-8a6c-1f2e3d4c5b6a";
+
   it("parses an account", () => {
     expect(
-      AccountResponseSchema.parse({ account_id: "acct_1", name: "default", credits: 1000 }),
+      AccountResponseSchema.parse({ account_id: ACCOUNT_ID, name: "default", credits: 1000 }),
     ).toMatchObject({ credits: 1000 });
-    expect(
-      AccountResponseSchema.safeParse({ account_id: "acct_1", name: "default", credits: -1 }).success,
-    ).toBe(false);
+    for (const account of [
+      { account_id: ACCOUNT_ID, name: "default", credits: -1 },
+      { account_id: "acct_1", name: "default", credits: 1 },
+    ])
+      expect(AccountResponseSchema.safeParse(account).success).toBe(false);
   });
 
-  it("parses a webhook event list and a redelivery answer", () => {
-    const list = {
-      task_id: TASK_ID,
-      events: [
-        {
-          id: "msg_1",
-          url: "https://example.com/hook",
-          state: "failed",
-          attempt_count: 1,
-          next_attempt_at: null,
-          created_at: "2026-11-22T10:00:00.000Z",
-          attempts: [
-            {
-              attempt: 1,
-              started_at: "2026-11-22T10:00:00.000Z",
-              duration_ms: 30000,
-              status_code: null,
-              error: "timeout",
-            },
-          ],
-        },
-      ],
-    };
+  const EVENT_ID = "msg_9c2e4a7b1d3f4e5a8b6c0d2e4f6a8b0c";
+  const at = "2026-11-22T10:00:00.000Z";
+  const timedOut = { attempt: 1, started_at: at, duration_ms: 30000, status_code: null, error: "timeout" };
+  const badGateway = { attempt: 2, started_at: at, duration_ms: 40, status_code: 502, error: "HTTP 502" };
+  const ok = { attempt: 3, started_at: at, duration_ms: 35, status_code: 204, error: null };
+  const event = { id: EVENT_ID, url: "https://example.com/hook", created_at: at };
+  const failed = {
+    ...event,
+    state: "failed",
+    attempt_count: 5,
+    next_attempt_at: null,
+    attempts: [timedOut, badGateway],
+  };
+  const delivered = {
+    ...event,
+    state: "delivered",
+    attempt_count: 3,
+    next_attempt_at: null,
+    attempts: [timedOut, badGateway, ok],
+  };
+  const pending = { ...event, state: "pending", attempt_count: 1, next_attempt_at: at, attempts: [timedOut] };
+  const listOf = (...events: unknown[]) => ({ task_id: TASK_ID, events });
+
+  it("parses a webhook event of each state and a redelivery answer", () => {
+    const list = listOf(pending, delivered, failed);
     expect(WebhookEventListSchema.parse(list)).toEqual(list);
-    expect(
-      WebhookEventListSchema.safeParse({ ...list, events: [{ ...list.events[0], state: "lost" }] }).success,
-    ).toBe(false);
-    const redelivery = { success: true, message: "Webhook redelivery queued", event_id: "msg_1" };
+    const redelivery = { success: true, message: "Webhook redelivery queued", event_id: EVENT_ID };
     expect(WebhookRedeliveryResponseSchema.parse(redelivery)).toEqual(redelivery);
+    expect(WebhookRedeliveryResponseSchema.safeParse({ ...redelivery, event_id: "evt_1" }).success).toBe(
+      false,
+    );
+  });
+
+  it.each([
+    ["an unknown state", { ...failed, state: "lost" }],
+    ["an id without msg_", { ...failed, id: "9c2e4a7b1d3f4e5a8b6c0d2e4f6a8b0c" }],
+    ["a delivered event without a 2xx attempt", { ...delivered, attempts: [timedOut, badGateway] }],
+    ["a failed event before its fifth attempt", { ...failed, attempt_count: 4 }],
+    ["more than five attempts in a round", { ...delivered, attempt_count: 6 }],
+    ["a pending event with five attempts spent", { ...pending, attempt_count: 5 }],
+    ["a pending event without its next attempt time", { ...pending, next_attempt_at: null }],
+    ["a finished event with a next attempt time", { ...delivered, next_attempt_at: at }],
+    ["a status code over 599", { ...failed, attempts: [{ ...badGateway, status_code: 600 }] }],
+    ["a 2xx attempt with an error", { ...delivered, attempts: [{ ...ok, error: "HTTP 204" }] }],
+    ["a failed attempt without its error", { ...failed, attempts: [{ ...badGateway, error: null }] }],
+    ["attempt number 0", { ...failed, attempts: [{ ...timedOut, attempt: 0 }] }],
+  ])("refuses %s", (_name, refused) => {
+    expect(WebhookEventListSchema.safeParse(listOf(refused)).success).toBe(false);
   });
 });

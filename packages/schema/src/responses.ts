@@ -1,10 +1,14 @@
 /**
  * Success bodies of the create, status and account endpoints. Objects strip unknown fields when
  * parsed, so a client keeps working when the server adds a field.
+ *
+ * Two rules of docs/api.md#task-status relate values to each other or to the request, which no
+ * schema can say: `created_at` is never after `updated_at`, and `task_id` is the id asked for.
+ * The engine satisfies both, and the SDK checks the second.
  */
 import * as z from "zod/mini";
 import { FAILURE_CODES, TASK_CREATED_MESSAGE } from "./catalog.js";
-import { TaskIdString, TimestampString, UrlString } from "./wire-strings.js";
+import { AccountIdString, TaskIdString, TimestampString, UrlString } from "./wire-strings.js";
 
 /**
  * HTTP 200 body of `POST /api/gen/generate`.
@@ -19,26 +23,29 @@ export const CreateTaskResponseSchema = z.object({
 });
 export type CreateTaskResponse = z.infer<typeof CreateTaskResponseSchema>;
 
-// Extensions every status may carry (docs/api.md#task-status).
-const statusExtensions = {
-  /** Percent done, 0 to 100. */
-  progress: z.optional(z.number().check(z.minimum(0), z.maximum(100))),
+// Extensions every status may carry (docs/api.md#task-status); `progress` is set per status.
+const timestamps = {
   created_at: z.optional(TimestampString),
   updated_at: z.optional(TimestampString),
 };
+
+/** Percent done of an unfinished task: at most 99 until it has completed. */
+const UnfinishedProgress = z.optional(z.number().check(z.minimum(0), z.maximum(99)));
 
 export const QueuedStatusResponseSchema = z.object({
   status: z.literal("queued"),
   task_id: TaskIdString,
   message: z.string(),
-  ...statusExtensions,
+  progress: UnfinishedProgress,
+  ...timestamps,
 });
 
 export const ProcessingStatusResponseSchema = z.object({
   status: z.literal("processing"),
   task_id: TaskIdString,
   message: z.string(),
-  ...statusExtensions,
+  progress: UnfinishedProgress,
+  ...timestamps,
 });
 
 export const CompletedStatusResponseSchema = z.object({
@@ -47,7 +54,9 @@ export const CompletedStatusResponseSchema = z.object({
   message: z.string(),
   /** Signed download URL; works without an Authorization header until it expires. */
   video_url: UrlString,
-  ...statusExtensions,
+  /** A completed task is done: 100. */
+  progress: z.optional(z.literal(100)),
+  ...timestamps,
 });
 
 export const FailedStatusResponseSchema = z.object({
@@ -56,7 +65,9 @@ export const FailedStatusResponseSchema = z.object({
   /** The failure code: `UNSAFE_CONTENT`, `TIMEOUT` or `GENERATION_FAILED`. */
   message: z.enum(FAILURE_CODES),
   video_url: z.null(),
-  ...statusExtensions,
+  /** A failed task made no video: 0. */
+  progress: z.optional(z.literal(0)),
+  ...timestamps,
 });
 
 /**
@@ -83,7 +94,7 @@ export type TaskStatusResponse = z.infer<typeof TaskStatusResponseSchema>;
  * const { credits } = AccountResponseSchema.parse(await response.json());
  */
 export const AccountResponseSchema = z.object({
-  account_id: z.string(),
+  account_id: AccountIdString,
   name: z.string(),
   credits: z.int().check(z.minimum(0)),
 });

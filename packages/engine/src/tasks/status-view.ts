@@ -5,20 +5,19 @@ import { COMPLETED_MESSAGE } from "../webhooks/payload.js";
 interface StatusBodyCommon {
   task_id: string;
   message: string;
-  progress: number;
   created_at: string;
   updated_at: string;
 }
 
 /**
  * The status body of docs/api.md#task-status, one shape per status: `video_url` is absent
- * while the task is active, a URL once completed and null once failed. A
- * completed body without a URL cannot be written down.
+ * while the task is active, a URL once completed and null once failed; `progress` is 100 once
+ * completed and 0 once failed. A completed body without a URL cannot be written down.
  */
 export type TaskStatusBody =
-  | (StatusBodyCommon & { status: "queued" | "processing" })
-  | (StatusBodyCommon & { status: "completed"; video_url: string })
-  | (StatusBodyCommon & { status: "failed"; message: FailureCode; video_url: null });
+  | (StatusBodyCommon & { status: "queued" | "processing"; progress: number })
+  | (StatusBodyCommon & { status: "completed"; video_url: string; progress: 100 })
+  | (StatusBodyCommon & { status: "failed"; message: FailureCode; video_url: null; progress: 0 });
 
 const ACTIVE_MESSAGES = { queued: TASK_STATUS_MESSAGES.queued, processing: TASK_STATUS_MESSAGES.processing };
 
