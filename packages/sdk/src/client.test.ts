@@ -65,7 +65,7 @@ describe("new GenVideo", () => {
     ["http://x.test/v1/", "a b/c?d#e%f"],
     ["http://x.test/v1/", "ünïcødé"],
   ])("resolves request paths against %s as ky's baseUrl does (id %s)", async (baseUrl, id) => {
-    const { fetch, sent } = scriptedFetch(json(created), json(completed));
+    const { fetch, sent } = scriptedFetch(json(created), json({ ...completed, task_id: id.toLowerCase() }));
     const client = new GenVideo({ apiKey: "gen_sk_x", baseUrl, fetch });
     await client.createTask({ prompt: "a fox" });
     await client.getStatus(id);
@@ -175,7 +175,7 @@ describe("requests", () => {
   });
 
   it("escapes a task id so it cannot change the path", async () => {
-    const { fetch, sent } = scriptedFetch(json(completed));
+    const { fetch, sent } = scriptedFetch(json({ ...completed, task_id: "../account" }));
     await client(fetch).getStatus("../account");
     expect(sent[0]!.url).toBe("http://x.test/api/gen/status/..%2Faccount");
   });

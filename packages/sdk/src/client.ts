@@ -5,6 +5,7 @@ import { ResponseValidationError } from "./request-errors.js";
 import {
   type CompletedTaskStatus,
   type CreateTaskResponse,
+  checkStatusOf,
   type GenerationRequestInput,
   parseCreateTaskResponse,
   parseTaskStatus,
@@ -224,8 +225,8 @@ export class GenVideo {
       signal: options.signal,
       timeout: options.timeout,
     });
-    const parsed = parseTaskStatus(data);
-    if (parsed.issue !== undefined) throw new ResponseValidationError(parsed.issue, data, { requestId });
-    return { status: parsed.value, headers, requestId };
+    const { value, issue = checkStatusOf(value as TaskStatusResponse, taskId) } = parseTaskStatus(data);
+    if (issue !== undefined) throw new ResponseValidationError(issue, data, { requestId });
+    return { status: value as TaskStatusResponse, headers, requestId };
   }
 }

@@ -130,6 +130,22 @@ describe("mapping of other failures", () => {
       "progress",
     ],
     ["an array", [], "expected an object"],
+    [
+      "the answer about another task",
+      { status: "queued", task_id: "0f1c2b9e-8a4d-4c7e-9b21-5d6e7f809a1b", message: "x" },
+      "task_id: not the task asked for",
+    ],
+    [
+      "an update before its creation",
+      {
+        status: "queued",
+        task_id: taskId,
+        message: "x",
+        created_at: "2026-11-22T10:00:00.000Z",
+        updated_at: "2026-11-22T09:59:59.999Z",
+      },
+      "updated_at: before created_at",
+    ],
   ])("rejects a status with %s", async (_, body, issue) => {
     const error = await failureOf(json(body, 200, { "x-request-id": "req_3" }));
     expect(ResponseValidationError.isInstance(error) && error.issue).toContain(issue);

@@ -182,6 +182,21 @@ export function checkTaskStatus(value: unknown): Parsed<TaskStatusResponse> {
 }
 
 /**
+ * The two rules of docs/api.md#task-status that no schema can state: the answer is about the task
+ * asked for (the service lowercases the id), and it was not updated before it was created.
+ */
+export function checkStatusOf(
+  { task_id, created_at, updated_at }: TaskStatusResponse,
+  taskId: string,
+): string | undefined {
+  if (task_id !== taskId.toLowerCase()) return "task_id: not the task asked for";
+  // Date.parse of a missing time is NaN, which compares false.
+  if (Date.parse(updated_at as string) < Date.parse(created_at as string))
+    return "updated_at: before created_at";
+  return undefined;
+}
+
+/**
  * `checkTaskStatus` written out for the hot path (status reads): true exactly when that finds no
  * issue, which `responses.test.ts` proves over every combination of field values that matters.
  */
