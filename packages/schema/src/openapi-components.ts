@@ -201,6 +201,16 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     discriminator: { propertyName: "status", mapping: statusMapping() },
   });
   add(QueuedStatusResponseSchema, "QueuedStatusResponse", "Waiting in the queue.");
+  for (const unfinished of [QueuedStatusResponseSchema, ProcessingStatusResponseSchema])
+    registry.add(unfinished.shape.video_url, { description: "Absent until the task has finished." });
+  // Exactly null, yet typed string-or-null: openapi-fetch's Readable<> drops a field typed `null`
+  // alone, and `data.video_url` of a failed status would not compile in a client made by
+  // openapi-typescript. The `const` keeps the document exact.
+  registry.add(FailedStatusResponseSchema.shape.video_url, {
+    type: ["string", "null"],
+    const: null,
+    description: "Always null: a failed task made no video.",
+  });
   add(ProcessingStatusResponseSchema, "ProcessingStatusResponse", "The video is being generated.");
   add(
     CompletedStatusResponseSchema,
@@ -307,7 +317,9 @@ function generate(describe: (registry: z.core.$ZodRegistry<Metadata>) => void, i
   const components: Record<string, JsonSchema> = {};
   for (const [id, schema] of Object.entries(schemas)) {
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
-    components[id] = forbidNeverProperties(rest);
+    // Request forms need AbsentField (see above); in a response, `{ "not": {} }` says "absent" as
+    // plainly, and generated clients type it `unknown`, which keeps the field readable.
+    components[id] = io === "input" ? forbidNeverProperties(rest) : rest;
   }
   return components;
 }
