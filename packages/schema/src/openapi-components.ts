@@ -167,13 +167,27 @@ function generationRequestSchema(): JsonSchema {
   };
 }
 
+/**
+ * A pattern that fixes a string of fixed length without `^` and `$`: the length bounds make it
+ * exact, and generators that feed a pattern to a string generator (faker's `fromRegExp`) would
+ * otherwise write the anchors into the value.
+ */
+const exactly = (pattern: string, length: number) => ({ pattern, minLength: length, maxLength: length });
+const UUID_V4_PATTERN = exactly("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", 36);
+
 function describeWireStrings(registry: z.core.$ZodRegistry<Metadata>): void {
-  registry.add(TaskIdString, { format: "uuid", description: "The task's id: a UUID v4, in lower case." });
+  registry.add(TaskIdString, {
+    format: "uuid",
+    ...UUID_V4_PATTERN,
+    description: "The task's id: a UUID v4, in lower case.",
+  });
   registry.add(AccountIdString, {
     format: "uuid",
+    ...UUID_V4_PATTERN,
     description: "The account's id: a UUID v4, in lower case.",
   });
   registry.add(WebhookEventIdString, {
+    ...exactly("msg_[0-9a-f]{32}", 36),
     description: "The event's id, the webhook-id header value: msg_ and 32 hex digits.",
   });
   registry.add(RequestIdString, {
@@ -201,8 +215,6 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
     discriminator: { propertyName: "status", mapping: statusMapping() },
   });
   add(QueuedStatusResponseSchema, "QueuedStatusResponse", "Waiting in the queue.");
-  for (const unfinished of [QueuedStatusResponseSchema, ProcessingStatusResponseSchema])
-    registry.add(unfinished.shape.video_url, { description: "Absent until the task has finished." });
   // Exactly null, yet typed string-or-null: openapi-fetch's Readable<> drops a field typed `null`
   // alone, and `data.video_url` of a failed status would not compile in a client made by
   // openapi-typescript. The `const` keeps the document exact.
@@ -317,9 +329,7 @@ function generate(describe: (registry: z.core.$ZodRegistry<Metadata>) => void, i
   const components: Record<string, JsonSchema> = {};
   for (const [id, schema] of Object.entries(schemas)) {
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
-    // Request forms need AbsentField (see above); in a response, `{ "not": {} }` says "absent" as
-    // plainly, and generated clients type it `unknown`, which keeps the field readable.
-    components[id] = io === "input" ? forbidNeverProperties(rest) : rest;
+    components[id] = forbidNeverProperties(rest);
   }
   return components;
 }

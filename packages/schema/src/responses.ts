@@ -32,14 +32,10 @@ const timestamps = {
 /** Percent done of an unfinished task: at most 99 until it has completed. */
 const UnfinishedProgress = z.optional(z.number().check(z.minimum(0), z.maximum(99)));
 
-/** No video yet: `video_url` is absent. */
-const NoVideoYet = z.optional(z.never());
-
 export const QueuedStatusResponseSchema = z.object({
   status: z.literal("queued"),
   task_id: TaskIdString,
   message: z.string(),
-  video_url: NoVideoYet,
   progress: UnfinishedProgress,
   ...timestamps,
 });
@@ -48,7 +44,6 @@ export const ProcessingStatusResponseSchema = z.object({
   status: z.literal("processing"),
   task_id: TaskIdString,
   message: z.string(),
-  video_url: NoVideoYet,
   progress: UnfinishedProgress,
   ...timestamps,
 });
