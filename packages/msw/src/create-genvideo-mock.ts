@@ -1,4 +1,5 @@
 import { type Duration, type Engine, parseDuration, type TaskScenario } from "@genvideo/engine";
+import { requestIdFor } from "@genvideo/engine/rules";
 import { type HttpHandler, http } from "msw";
 import { type ForcedError, ForcedErrors } from "./forced-errors.js";
 import type { GenVideoMockOptions } from "./mock-options.js";
@@ -132,8 +133,10 @@ export function createGenVideoMock(options: GenVideoMockOptions = {}): GenVideoM
     if (path.startsWith("/videos/")) {
       const response = await current.videos.serve(request, path, current.clock.now(), async (taskId) => {
         const task = await current.getTask(taskId);
-        return task?.state === "completed";
+        return task?.state === "completed" ? task.updatedAt : undefined;
       });
+      // Outside the engine's API, like the server's videos: the request id is set here, as there.
+      response.headers.set("X-Request-Id", requestIdFor(request.headers.get("x-request-id")));
       log(response.status);
       return response;
     }

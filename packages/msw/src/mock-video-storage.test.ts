@@ -4,9 +4,9 @@ import { MockVideoStorage } from "./mock-video-storage.js";
 
 const NOW = Date.UTC(2026, 0, 1);
 const storage = new MockVideoStorage("https://api.test", new Uint8Array(32).fill(3));
-const exists = async () => true;
+const madeAt = async (): Promise<number | undefined> => NOW - 60_000;
 
-async function serve(url: string, init: RequestInit = {}, now = NOW, found = exists) {
+async function serve(url: string, init: RequestInit = {}, now = NOW, found: typeof madeAt = madeAt) {
   return storage.serve(new Request(url, init), new URL(url).pathname, now, found);
 }
 
@@ -17,6 +17,7 @@ describe("MockVideoStorage", () => {
     const response = await serve(url);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("video/mp4");
+    expect(response.headers.get("last-modified")).toBe(new Date(NOW - 60_000).toUTCString());
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(tinyMp4Bytes());
     expect((await serve(url, {}, NOW + 7 * 24 * 3600_000 + 1000)).status).toBe(403);
   });
@@ -55,11 +56,11 @@ describe("MockVideoStorage", () => {
   it("checks the signature before anything else, then existence", async () => {
     const url = await storage.signedUrl("k", "task-4", NOW);
     const forged = url.replace("task-4", "task-5");
-    expect(await (await serve(forged, {}, NOW, async () => false)).json()).toMatchObject({
+    expect(await (await serve(forged, {}, NOW, async () => undefined)).json()).toMatchObject({
       code: "INVALID_SIGNATURE",
     });
     expect((await serve(url.split("?")[0]!)).status).toBe(403);
-    expect((await serve(url, {}, NOW, async () => false)).status).toBe(404);
+    expect((await serve(url, {}, NOW, async () => undefined)).status).toBe(404);
     expect((await serve("https://api.test/videos/../etc.mp4")).status).toBe(404);
   });
 });

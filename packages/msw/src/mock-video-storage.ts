@@ -6,8 +6,6 @@ import {
   videoFromBytes,
 } from "@genvideo/engine";
 
-const VIDEO_PATH = /^\/videos\/([^/]*)$/;
-
 /**
  * Signed download URLs of the same shape and signature as the reference
  * server's, from the engine's `VideoUrlSigner` (Web Crypto, so it runs in
@@ -27,19 +25,24 @@ export class MockVideoStorage implements VideoStorage {
   }
 
   /**
-   * Serves `GET`/`HEAD /videos/...` at service time `now`. `exists` says
-   * whether the task has a video (a completed task of this mock).
+   * Serves every request under `/videos/` at service time `now`, as the reference server does
+   * (405, 403 before anything that depends on the name, 404, ranges, revalidation), with the
+   * headers the document lists. `madeAt` is when the task's video was made (service time), or
+   * undefined when it has none (not a completed task of this mock).
    */
-  serve(
+  async serve(
     request: Request,
     path: string,
     now: number,
-    exists: (taskId: string) => Promise<boolean>,
+    madeAt: (taskId: string) => Promise<number | undefined>,
   ): Promise<Response> {
-    return serveVideoDownload(request, VIDEO_PATH.exec(path)?.[1] ?? "", {
+    return serveVideoDownload(request, path.slice("/videos/".length), {
       check: (taskId, expires, signature) => this.#signer.check(taskId, expires, signature, now),
-      open: async (taskId) =>
-        (await exists(taskId)) ? videoFromBytes(tinyMp4Bytes(), '"genvideo-mock-video"') : undefined,
+      open: async (taskId) => {
+        const modifiedAt = await madeAt(taskId);
+        if (modifiedAt === undefined) return undefined;
+        return { ...videoFromBytes(tinyMp4Bytes(), '"genvideo-mock-video"'), modifiedAt };
+      },
       now,
     });
   }

@@ -52,6 +52,8 @@ export const VIDEO_ERROR_CODES = {
   NOT_FOUND: 404,
   /** The `Range` asked for starts beyond the video's end. */
   RANGE_NOT_SATISFIABLE: 416,
+  /** A method other than GET and HEAD; `Allow` lists those two. */
+  METHOD_NOT_ALLOWED: 405,
 } as const;
 
 export type VideoErrorCode = keyof typeof VIDEO_ERROR_CODES;
@@ -76,6 +78,7 @@ export const HTTP_REASON_PHRASES = {
 export const VIDEO_REASON_PHRASES = {
   403: "Forbidden",
   404: "Not Found",
+  405: "Method Not Allowed",
   416: "Range Not Satisfiable",
 } as const satisfies Record<(typeof VIDEO_ERROR_CODES)[VideoErrorCode], string>;
 

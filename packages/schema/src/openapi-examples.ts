@@ -279,6 +279,14 @@ export const VIDEO_ERROR_EXAMPLES = {
     summary: "Video gone",
     value: { error: "Not Found", code: "NOT_FOUND", message: "The video no longer exists." },
   },
+  METHOD_NOT_ALLOWED: {
+    summary: "Another method than GET or HEAD",
+    value: {
+      error: "Method Not Allowed",
+      code: "METHOD_NOT_ALLOWED",
+      message: "DELETE is not allowed on a video; it takes GET, HEAD.",
+    },
+  },
   RANGE_NOT_SATISFIABLE: {
     summary: "Range beyond the end",
     value: {

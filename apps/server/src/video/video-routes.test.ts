@@ -109,14 +109,49 @@ describe("GET /videos/:task_id.mp4", () => {
     }
   });
 
-  it("answers 404 for a validly signed URL whose video is gone, and for names that are not videos", async () => {
+  it("answers 404 for a validly signed URL whose video is gone", async () => {
     const other = "11111111-2222-4333-8444-555555555555";
     const signed = new URL(await storage.signedUrl(`${other}.mp4`, other, now));
     const response = await app.request(signed.pathname + signed.search);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: "NOT_FOUND" });
-    expect((await app.request("/videos/..%2Fsecret.mp4")).status).toBe(404);
   });
+
+  it.each(["..%2Fsecret.mp4", "a b.mp4", "x/y.mp4", "not-a-video.txt", `${TASK}.MP4`])(
+    "checks the signature of an odd name %s before anything else: 403, as for any unsigned request",
+    async (name) => {
+      const response = await app.request(`/videos/${name}?${new URL(url, "http://x").search.slice(1)}`);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toMatchObject({ error: "Forbidden", code: "INVALID_SIGNATURE" });
+    },
+  );
+
+  it("answers a path that names no video with a JSON 404", async () => {
+    const response = await app.request("/videos/");
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({
+      error: "Not Found",
+      code: "NOT_FOUND",
+      message: "No such video.",
+    });
+  });
+
+  it.each(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])(
+    "answers %s with a JSON 405 and Allow: GET, HEAD, before the signature",
+    async (method) => {
+      for (const path of [url, `/videos/${TASK}.mp4`, "/videos/"]) {
+        const response = await app.request(path, { method });
+        expect(response.status).toBe(405);
+        expect(response.headers.get("allow")).toBe("GET, HEAD");
+        expect(await response.json()).toEqual({
+          error: "Method Not Allowed",
+          code: "METHOD_NOT_ALLOWED",
+          message: `${method} is not allowed on a video; it takes GET, HEAD.`,
+        });
+      }
+    },
+  );
 });
 
 describe("over HTTP (@hono/node-server)", () => {

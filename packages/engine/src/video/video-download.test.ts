@@ -100,8 +100,28 @@ describe("serveVideoDownload", () => {
       404,
       { error: "Not Found", code: "NOT_FOUND", message: "The video no longer exists." },
     ]);
-    const notAVideo = (await serve("https://api.test/videos/..%2Fsecret.mp4")).response;
-    expect([notAVideo.status, await notAVideo.json()]).toEqual([
+    // A name that is not a video's gets the signature's verdict too: nothing is told about it first.
+    const query = new URL(url).search;
+    const notAVideo = (await serve(`https://api.test/videos/..%2Fsecret.mp4${query}`)).response;
+    expect([notAVideo.status, (await notAVideo.json()).code]).toEqual([403, "INVALID_SIGNATURE"]);
+  });
+
+  it("answers another method with 405 and Allow, and a path naming nothing with 404, in JSON", async () => {
+    const url = await signer.signedUrl(TASK, NOW);
+    for (const method of ["POST", "DELETE", "OPTIONS"]) {
+      const { response } = await serve(url, { method });
+      expect([response.status, response.headers.get("allow"), await response.json()]).toEqual([
+        405,
+        "GET, HEAD",
+        {
+          error: "Method Not Allowed",
+          code: "METHOD_NOT_ALLOWED",
+          message: `${method} is not allowed on a video; it takes GET, HEAD.`,
+        },
+      ]);
+    }
+    const nothing = (await serve("https://api.test/videos/")).response;
+    expect([nothing.status, await nothing.json()]).toEqual([
       404,
       { error: "Not Found", code: "NOT_FOUND", message: "No such video." },
     ]);

@@ -35,14 +35,29 @@ function notFound(message: string): Response {
   return Response.json({ error: "Not Found", code: "NOT_FOUND", message }, { status: 404 });
 }
 
+/** The methods a video takes, as `Allow` lists them. */
+const VIDEO_METHODS = "GET, HEAD";
+
+function methodNotAllowed(method: string): Response {
+  return Response.json(
+    {
+      error: "Method Not Allowed",
+      code: "METHOD_NOT_ALLOWED",
+      message: `${method} is not allowed on a video; it takes ${VIDEO_METHODS}.`,
+    },
+    { status: 405, headers: { Allow: VIDEO_METHODS } },
+  );
+}
+
 /**
  * `GET`/`HEAD /videos/{task_id}.mp4?expires=&signature=`, the signed download
- * of docs/renderer.md (Downloading), without an Authorization header. `fileName` is
- * the path's last segment. The signature is checked first (403
- * `INVALID_SIGNATURE`, then `URL_EXPIRED`), so an unsigned request learns
+ * of docs/api.md#video-download, without an Authorization header. `fileName` is
+ * the path after `/videos/`. Another method answers 405 with `Allow`, a path that
+ * names nothing 404; then the signature is checked, before anything that depends on
+ * the name (403 `INVALID_SIGNATURE`, then `URL_EXPIRED`), so an unsigned request learns
  * nothing, not even whether the video exists (404 `NOT_FOUND`). Supports single
  * byte ranges (206/416), ETag revalidation (304) and `If-Range`, which is what
- * browsers' `<video>` and download tools use.
+ * browsers' `<video>` and download tools use. Every answer is JSON but the video's own.
  *
  * @example
  * serveVideoDownload(request, "3f6c….mp4", {
@@ -56,17 +71,21 @@ export async function serveVideoDownload(
   fileName: string,
   source: VideoDownloadSource,
 ): Promise<Response> {
-  const taskId = VIDEO_FILE.exec(fileName)?.[1];
-  if (!taskId) return notFound("No such video.");
+  if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.method);
+  if (fileName === "") return notFound("No such video.");
 
+  // A name that is not a video's is checked like any other: no signature fits it, so an odd
+  // name gets the same 403 as a missing signature, and tells nothing.
+  const taskId = VIDEO_FILE.exec(fileName)?.[1];
   const query = new URL(request.url).searchParams;
   const expires = query.get("expires");
-  const check = await source.check(taskId, expires, query.get("signature"));
+  const check = await source.check(taskId ?? fileName, expires, query.get("signature"));
   if (!check.ok)
     return Response.json(
       { error: "Forbidden", code: check.code, message: REFUSALS[check.code] },
       { status: 403 },
     );
+  if (!taskId) return notFound("No such video.");
 
   const video = await source.open(taskId);
   if (!video) return notFound("The video no longer exists.");
