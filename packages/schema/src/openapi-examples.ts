@@ -1,12 +1,17 @@
 /**
  * Example values of the OpenAPI document, in the server's own words: the messages are the texts
  * the reference server sends (a suite in tests/openapi compares them with real answers), the ids
- * have the real shapes. The images are header-only JPEG/PNG data URIs that pass the request checks
- * (a test keeps every request example valid), not pictures worth rendering.
+ * have the real shapes, and the request examples make a video when sent as they are (their images
+ * are real, small pictures: openapi-example-images.ts).
  */
 
 import { TASK_CREATED_MESSAGE, TASK_STATUS_MESSAGES, WEBHOOK_REDELIVERY_MESSAGE } from "./catalog.js";
 import { AUTH_ERROR_MESSAGES, type ErrorCode } from "./error-codes.js";
+import {
+  EXAMPLE_END_FRAME as END_FRAME,
+  EXAMPLE_REFERENCE_IMAGE as REFERENCE_IMAGE,
+  EXAMPLE_START_FRAME as START_FRAME,
+} from "./openapi-example-images.js";
 import { type GenerationRequestInput, validateGenerationRequest } from "./request.js";
 import type { TaskStatusResponse } from "./responses.js";
 import type { ValidationIssue } from "./validation-issue.js";
@@ -16,9 +21,6 @@ import type { WebhookEventList } from "./webhook-events.js";
 export const EXAMPLE_TASK_ID = "3f1c2b9e-8a4d-4c7e-9b21-5d6e7f809a1b";
 export const EXAMPLE_REQUEST_ID = "req_0b6f3e2a-5c1d-4f8e-9a7b-2c4d6e8f0a1b";
 const EXAMPLE_EVENT_ID = "msg_9c2e4a7b1d3f4e5a8b6c0d2e4f6a8b0c";
-const START_FRAME = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/wAARCALQBQADASIAAhEBAxEB/9k=";
-const END_FRAME = "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/wAARCAQ4B4ADASIAAhEBAxEB/9k=";
-const REFERENCE_IMAGE = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABAAAAAQACAIAAAAAAAAA";
 const VIDEO_URL = `https://api.example.com/videos/${EXAMPLE_TASK_ID}.mp4?expires=1798761600&signature=2b7e1516a3c0`;
 const CREATED_AT = "2026-11-22T10:00:00.000Z";
 
