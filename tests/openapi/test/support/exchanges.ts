@@ -47,8 +47,9 @@ export interface Exchange {
 /**
  * The reference server as the suites drive it: 300 times faster (generation takes 0.2 s, the
  * deadline 2 s), one render slot (a tick starts one render, so a burst of tasks visibly queues),
- * the fixture renderer, insecure callbacks to a loopback receiver, and a create bucket (real time,
- * per key) that holds every create of the drive but not a burst of 100.
+ * the fixture renderer, insecure callbacks to a loopback receiver, a create bucket (real time,
+ * per key) that holds every create of the drive but not a burst of 100, and room for the drive's
+ * deliberate authentication failures (its 429 is the key's bucket, not the client's failures).
  */
 export async function startDrivenServer(): Promise<RunningServer> {
   return startServer({
@@ -57,7 +58,7 @@ export async function startDrivenServer(): Promise<RunningServer> {
       GENVIDEO_WORKERS: "1",
       GENVIDEO_RENDERER: "fixture",
       GENVIDEO_ALLOW_INSECURE_CALLBACKS: "1",
-      GENVIDEO_RATE_LIMITS: "creates=80,reads=1000000",
+      GENVIDEO_RATE_LIMITS: "creates=80,reads=1000000,failed-auth=1000",
     },
   });
 }
