@@ -1,10 +1,11 @@
 // A soak: the built server on SQLite under a mixed load for N minutes, sampled every interval
 // into a CSV (RSS, heap, descriptors, database and video sizes, rows, p99 per request kind,
-// errors, connection resets), then one line saying what grew. History retention and video
+// errors, connection resets), then one line saying what grew (soak/growth.mjs). History retention and video
 // retention are short, so both pass during the run: the sizes should level off, not climb.
 //
 //   node soak/run.mjs --minutes 20 [--interval 30] [--out soak.csv]
 //   node soak/run.mjs --smoke           (a few seconds: that it runs and writes its CSV)
+//   node soak/run.mjs --verdict soak.csv (the summary of a CSV written before)
 //
 // Load per second (flags): --creates 20, --reads 100, --downloads 5 (Range), --pages 1
 // (dashboard), one client in 4 with a callback (a receiver failing one attempt in 3, so
@@ -17,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { auth, serverCli, serverEnvironment, startProcess } from "../server/processes.mjs";
+import { parseCsv, report } from "./growth.mjs";
 
 const { values: flags } = parseArgs({
   options: {
@@ -28,8 +30,14 @@ const { values: flags } = parseArgs({
     reads: { type: "string", default: "100" },
     downloads: { type: "string", default: "5" },
     pages: { type: "string", default: "1" },
+    verdict: { type: "string" },
   },
 });
+if (flags.verdict) {
+  const { rows, columns } = parseCsv(readFileSync(flags.verdict, "utf8"));
+  console.log(report(rows, columns, flags.verdict));
+  process.exit(0);
+}
 const smoke = flags.smoke;
 const durationMs = smoke ? 6_000 : Number(flags.minutes) * 60_000;
 const intervalMs = smoke ? 2_000 : Number(flags.interval) * 1000;
@@ -287,35 +295,5 @@ const csv = [columns.join(","), ...rows.map((row) => columns.map((column) => row
 );
 writeFileSync(flags.out, `${csv}\n`);
 
-/** Least-squares slope of `column` per minute over the second half of the run (after warm-up). */
-function slopePerMinute(column) {
-  const points = rows
-    .slice(Math.floor(rows.length / 2))
-    .map((row) => [Number(row.t_s) / 60, Number(row[column])])
-    .filter(([, y]) => Number.isFinite(y));
-  if (points.length < 2) return 0;
-  const meanX = points.reduce((s, [x]) => s + x, 0) / points.length;
-  const meanY = points.reduce((s, [, y]) => s + y, 0) / points.length;
-  const num = points.reduce((s, [x, y]) => s + (x - meanX) * (y - meanY), 0);
-  const den = points.reduce((s, [x]) => s + (x - meanX) ** 2, 0);
-  return den === 0 ? 0 : num / den;
-}
-const watched = ["rss_mb", "heap_used_mb", "fds", "db_mb", "video_files"];
-const growing = watched.filter((column) => {
-  const last = Number(rows.at(-1)[column]);
-  // Growth: over the second half, a slope that would add more than 10% of the last value per 10 minutes.
-  return last > 0 && (slopePerMinute(column) * 10) / last > 0.1;
-});
-console.log(
-  `soak: ${rows.length} samples over ${(durationMs / 60_000).toFixed(1)} min written to ${flags.out}`,
-);
-for (const column of columns.slice(1))
-  console.log(
-    `  ${column.padEnd(16)} start ${String(rows[0][column]).padStart(9)}  end ${String(rows.at(-1)[column]).padStart(9)}  slope ${slopePerMinute(column).toFixed(3)}/min (second half)`,
-  );
-console.log(
-  growing.length === 0
-    ? `verdict: flat — ${watched.join(", ")} level off in the second half; ${counts.errors5xx} 5xx, ${counts.resets} connection resets`
-    : `verdict: growing — ${growing.join(", ")} still climb in the second half; ${counts.errors5xx} 5xx, ${counts.resets} connection resets`,
-);
+console.log(report(rows, columns, `written to ${flags.out}`));
 process.exitCode = smoke ? (rows.length >= 2 && counts.errors5xx === 0 ? 0 : 1) : 0;
