@@ -245,4 +245,26 @@ describe("the CLI's keys, first hour", () => {
     );
     expect((await runCliInProcess(["keys", "list"], server.dataDir)).code).toBe(0);
   });
+
+  it("suggests the nearest action below a command, and the nearest option, in the CLI's words", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["webhooks", "chek", "http://127.0.0.1:9/hook"],
+        'webhooks takes check, list, redeliver or rotate-secret, got "chek"; did you mean: genvideo-server webhooks check http://127.0.0.1:9/hook',
+      ],
+      [
+        ["keys", "lst"],
+        'keys takes create, list, revoke or rotate, got "lst"; did you mean: genvideo-server keys list',
+      ],
+      [["keys", "create", "--expire", "30d"], "unknown option --expire; did you mean --expires?"],
+      [["keys", "create", "--expires"], "--expires needs a value (--expires <value>)"],
+      [["keys", "list", "--json=yes"], "--json takes no value"],
+      [["keys", "list", "--frobnicate"], "unknown option --frobnicate"],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCliInProcess(args, server.dataDir);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toBe(`genvideo-server: ${message}\nRun genvideo-server --help for usage.\n`);
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { type AdminContext, requireAccount } from "./admin-context.js";
 import { type CliIo, type CliOptions, CommandError, UsageError } from "./command-line.js";
 import { formatTable } from "./format.js";
 import { cliInvocation } from "./invocation.js";
+import { nearestCommand } from "./nearest-command.js";
 import { runWebhookCheck } from "./webhook-check-command.js";
 
 /** What run-cli.ts calls for `accounts …`, `keys …` and `webhooks …`. */
@@ -42,7 +43,14 @@ function commandWithActions(command: string, actions: Record<string, AdminAction
   return (args, options, context, io) => {
     const [action, ...rest] = args;
     const run = action !== undefined && Object.hasOwn(actions, action) ? actions[action] : undefined;
-    if (!run) throw new UsageError(`${command} takes ${listed}, got "${action ?? ""}"`);
+    if (!run) {
+      const meant = action === undefined ? undefined : nearestCommand(action, names);
+      throw new UsageError(
+        `${command} takes ${listed}, got "${action ?? ""}"${
+          meant ? `; did you mean: ${[cliInvocation(io.env), command, meant, ...rest].join(" ")}` : ""
+        }`,
+      );
+    }
     return run({ rest, options, admin: context.admin, context, io });
   };
 }

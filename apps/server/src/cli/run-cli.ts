@@ -23,6 +23,8 @@ const COMMANDS = ["start", "accounts", "keys", "webhooks", "dashboard", "help"] 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: CliOptions; positionals: string[] };
   try {
+    const problem = optionProblem(argv);
+    if (problem) throw new UsageError(problem);
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     io.err(`genvideo-server: ${(error as Error).message}`);
@@ -74,6 +76,35 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
+}
+
+const OPTION_NAMES = Object.keys(OPTIONS);
+
+/**
+ * What is wrong with the options given, in the CLI's words: an unknown one with the option it most
+ * likely meant (`--expire` → `--expires`), a value missing or one given to a switch. Node's own
+ * parser says this too, but in its terms ("place it after '--'").
+ */
+function optionProblem(argv: string[]): string | undefined {
+  const { tokens } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const option = (OPTIONS as Record<string, { type: string }>)[token.name];
+    if (!option) {
+      const meant = nearestCommand(token.name, OPTION_NAMES);
+      return `unknown option ${token.rawName}${meant ? `; did you mean --${meant}?` : ""}`;
+    }
+    if (option.type === "string" && token.value === undefined)
+      return `${token.rawName} needs a value (${token.rawName} <value>)`;
+    if (option.type === "boolean" && token.inlineValue) return `${token.rawName} takes no value`;
+  }
+  return undefined;
 }
 
 /** Flags mirror environment variables and win over them. */
