@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import * as conformance from "./conformance/index.js";
 import * as root from "./index.js";
 import * as receiverCheck from "./receiver-check/index.js";
 import * as deprecatedTesting from "./testing/index.js";
@@ -35,6 +36,13 @@ describe("package entries", () => {
       "WEBHOOK_CHECK_HEADER",
       "checkWebhookReceiver",
       "formatWebhookCheckReport",
+    ]);
+  });
+  it("@genvideo/sdk/conformance exports the deployment check", () => {
+    expect(Object.keys(conformance).sort()).toEqual([
+      "DeploymentUnreachableError",
+      "checkDeployment",
+      "formatConformanceReport",
     ]);
   });
   it("@genvideo/sdk/testing, its deprecated first name, exports the same until the next minor", () => {

@@ -8,6 +8,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   out(line: string): void;
   err(line: string): void;
+  /** Asks the person at the terminal; absent when stdin is not a terminal (a pipe, CI). */
+  ask?(question: string): Promise<string>;
 }
 
 /** A mistake in how the command was called: exit code 2 and the usage hint. */
@@ -35,6 +37,11 @@ export const OPTIONS = {
   role: { type: "string" },
   "database-url": { type: "string" },
   "data-dir": { type: "string" },
+  key: { type: "string" },
+  create: { type: "boolean" },
+  yes: { type: "boolean" },
+  "receiver-url": { type: "string" },
+  "receiver-port": { type: "string" },
 } as const;
 
 export type CliOptions = {

@@ -24,6 +24,11 @@ Commands:
                                          Grade a webhook receiver with signed test deliveries (marked
                                          by a genvideo-webhook-check header); exits 1 if a case fails
   dashboard link [--account <name>]      A one-time sign-in link to the dashboard (15 minutes)
+  conformance <base-url> --key <key> [--task <id>] [--create [--yes]] [--receiver-url <url>
+              --receiver-port <n>] [--secret whsec_...] [--json]
+                                         Check any deployment of the API against the contract, from
+                                         outside; read-only unless --create (1 task, 1 credit); exits
+                                         1 if a check fails, 2 if the deployment does not answer
 
 Options:
   --port <n>, --host <addr>              Same as PORT and HOST (start only)

@@ -18,7 +18,7 @@ import { USAGE } from "./help.js";
 import { cliInvocation } from "./invocation.js";
 import { nearestCommand } from "./nearest-command.js";
 
-const COMMANDS = ["start", "accounts", "keys", "webhooks", "dashboard", "help"] as const;
+const COMMANDS = ["start", "accounts", "keys", "webhooks", "dashboard", "conformance", "help"] as const;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: CliOptions; positionals: string[] };
@@ -39,6 +39,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   try {
+    // It checks another deployment from outside: this server's configuration plays no part.
+    if (command === "conformance")
+      return await (await import("./conformance-command.js")).runConformance(rest, values, io);
     const config = loadConfig(environmentWithFlags(io.env, values));
     switch (command) {
       case "start":
