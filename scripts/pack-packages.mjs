@@ -31,10 +31,8 @@ const names = packages.map(({ name }) => name).sort();
 console.log(`Packed ${names.join(", ")} into ${destination}.\n`);
 console.log("In your project, the SDK (with the schema it depends on):");
 console.log(`  npm install ${["@genvideo/sdk", "@genvideo/schema"].map(tarball).join(" ")}\n`);
-console.log("The mock for your tests (with the SDK, the engine and the schema it runs):");
-console.log(
-  `  npm install --save-dev ${["@genvideo/msw", "@genvideo/engine", "@genvideo/sdk", "@genvideo/schema"].map(tarball).join(" ")} msw\n`,
-);
+console.log("Then the mock for your tests (it runs the engine, beside the SDK and schema above):");
+console.log(`  npm install --save-dev ${["@genvideo/msw", "@genvideo/engine"].map(tarball).join(" ")} msw\n`);
 console.log("The reference server:");
 console.log(
   `  npm install --save-dev ${names
