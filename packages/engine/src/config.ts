@@ -93,6 +93,11 @@ export interface EngineConfig {
   unsafeWords: readonly string[];
   /** Checked at creation; the server plugs in its SSRF check. Default: https only. */
   validateCallbackUrl(url: string): Promise<CallbackUrlCheck>;
+  /**
+   * How this host allows `http:` and loopback or private callback targets for local development,
+   * in its own terms (the server's setting, the mock's option): added to a refusal only they caused.
+   */
+  insecureCallbacksHint: string;
   logger: EngineLogger;
   /** Largest request body accepted (413 above it). */
   maxBodyBytes: number;
@@ -146,6 +151,8 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     },
     unsafeWords: input.unsafeWords ?? [],
     validateCallbackUrl: input.validateCallbackUrl ?? httpsOnlyCallbackUrl,
+    insecureCallbacksHint:
+      input.insecureCallbacksHint ?? "for local development, allow insecure callbacks where the service runs",
     logger: input.logger ?? {},
     maxBodyBytes: input.maxBodyBytes ?? REQUEST_BODY_MAX_BYTES,
     idempotencyTtlMs: input.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS,

@@ -132,6 +132,8 @@ export function resolveMockOptions(options: GenVideoMockOptions): ResolvedMockOp
       // The server's rules without its DNS step: the mock's callback hosts are usually names only msw knows.
       validateCallbackUrl: async (url) =>
         checkCallbackUrlSyntax(url, options.allowInsecureCallbacks ?? false),
+      insecureCallbacksHint:
+        "for local development, create the mock with allowInsecureCallbacks: true (http: and loopback or private receivers)",
     },
   };
 }

@@ -91,6 +91,7 @@ describe("package entries", () => {
       "signWebhook",
       "signedWebhookContent",
       "validateGenerationRequest",
+      "validationMessage",
       "webhookSecretBytes",
     ]);
   });

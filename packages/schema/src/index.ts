@@ -118,6 +118,7 @@ export {
 export {
   type ValidationIssue,
   ValidationIssueSchema,
+  validationMessage,
 } from "./validation-issue.js";
 export {
   CompletedWebhookPayloadSchema,

@@ -14,7 +14,7 @@ import {
 } from "./openapi-example-images.js";
 import { type GenerationRequestInput, validateGenerationRequest } from "./request.js";
 import type { TaskStatusResponse } from "./responses.js";
-import type { ValidationIssue } from "./validation-issue.js";
+import { type ValidationIssue, validationMessage } from "./validation-issue.js";
 import type { WebhookPayload } from "./webhook.js";
 import type { WebhookEventList } from "./webhook-events.js";
 
@@ -163,13 +163,6 @@ export const VALIDATION_ISSUES_EXAMPLE: ValidationIssue[] = (() => {
   const result = validateGenerationRequest(INVALID_REQUEST_EXAMPLE);
   return result.success ? [] : result.issues;
 })();
-
-/** The server's message for a refused body: the first issue, and how many more there are. */
-function validationMessage(issues: readonly ValidationIssue[]): string {
-  const [first] = issues;
-  if (!first) return "The request is invalid.";
-  return issues.length === 1 ? first.message : `${first.message} (and ${issues.length - 1} more issues)`;
-}
 
 /** One example of each error, as the server words it; keyed by code, a code may have several. */
 export const ERROR_EXAMPLES: Record<

@@ -47,6 +47,8 @@ export function engineSettings(
     unsafeWords: config.unsafeWords,
     logger: engineLogger(logger),
     ...(validateCallbackUrl ? { validateCallbackUrl } : {}),
+    insecureCallbacksHint:
+      "for local development, start the server with GENVIDEO_ALLOW_INSECURE_CALLBACKS=1 (http: and loopback or private receivers)",
   };
 }
 

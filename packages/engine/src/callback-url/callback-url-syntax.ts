@@ -64,20 +64,17 @@ export function parseCallbackUrl(raw: string, allowInsecure: boolean): CallbackT
   return { ok: true, url, hostname };
 }
 
-/** How the server and the mock each allow http: and non-public callback targets, for local development. */
-export const INSECURE_CALLBACKS_HINT: string =
-  "for local development, allow insecure callbacks: GENVIDEO_ALLOW_INSECURE_CALLBACKS=1 on the server, allowInsecureCallbacks: true in the msw mock";
-
 /**
- * A refusal with the switch that would lift it: a URL that insecure callbacks would accept
- * (http:, a loopback or private target) was refused only because they are off.
+ * A refusal with the switch that would lift it (`hint`, in the terms of the host that answers): a
+ * URL that insecure callbacks would accept (http:, a loopback or private target) was refused only
+ * because they are off.
  *
  * @example
- * withInsecureCallbacksHint("http://127.0.0.1:3000/hooks", "callback_url must use https");
- * // "callback_url must use https; for local development, allow insecure callbacks: ..."
+ * withInsecureCallbacksHint("http://127.0.0.1:3000/hooks", "callback_url must use https", hint);
+ * // "callback_url must use https; for local development, start the server with ..."
  */
-export function withInsecureCallbacksHint(raw: string, reason: string): string {
-  return parseCallbackUrl(raw, true).ok ? `${reason}; ${INSECURE_CALLBACKS_HINT}` : reason;
+export function withInsecureCallbacksHint(raw: string, reason: string, hint: string): string {
+  return parseCallbackUrl(raw, true).ok ? `${reason}; ${hint}` : reason;
 }
 
 /**

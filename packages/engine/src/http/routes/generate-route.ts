@@ -1,4 +1,4 @@
-import { validateGenerationRequest } from "@genvideo/schema";
+import { validateGenerationRequest, validationMessage } from "@genvideo/schema";
 import type { Handler } from "hono";
 import { withInsecureCallbacksHint } from "../../callback-url/callback-url-syntax.js";
 import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
@@ -24,7 +24,9 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     const validation = validateGenerationRequest(body);
     if (!validation.success) {
-      throw new ApiError("INVALID_REQUEST", describeIssues(validation.issues), { issues: validation.issues });
+      throw new ApiError("INVALID_REQUEST", validationMessage(validation.issues), {
+        issues: validation.issues,
+      });
     }
     const request = validation.data;
 
@@ -51,7 +53,11 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
         const check = await config.validateCallbackUrl(request.callback_url);
         if (!check.ok) {
           // Where insecure callbacks are on, a URL they accept never gets here: no hint then.
-          const reason = withInsecureCallbacksHint(request.callback_url, check.reason);
+          const reason = withInsecureCallbacksHint(
+            request.callback_url,
+            check.reason,
+            config.insecureCallbacksHint,
+          );
           throw new ApiError("INVALID_CALLBACK_URL", reason, {
             issues: [{ path: "callback_url", message: reason }],
           });
@@ -76,10 +82,4 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
       throw asInsufficientCredits(error);
     }
   };
-}
-
-function describeIssues(issues: readonly { path: string; message: string }[]): string {
-  const first = issues[0];
-  if (!first) return "The request is invalid.";
-  return issues.length === 1 ? first.message : `${first.message} (and ${issues.length - 1} more issues)`;
 }
