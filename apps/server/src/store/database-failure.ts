@@ -65,3 +65,13 @@ export function databaseOutOfReach(error: unknown): string | undefined {
   if (StoreUnavailableError.isInstance(error)) return error.message;
   return expectedDatabaseFailure(error);
 }
+
+/**
+ * Whether `error`, an expected failure, says the database is out of reach now. A session
+ * PostgreSQL ended for idling in a transaction says only that this process, or its path, stalled
+ * for that long before (a frozen process that woke up finds it): it fails its transaction and
+ * starts no episode.
+ */
+export function outOfReachNow(error: unknown): boolean {
+  return (error as { code?: unknown }).code !== IDLE_IN_TRANSACTION_TIMEOUT;
+}

@@ -121,6 +121,21 @@ describe("DatabaseReachability", () => {
     expect(lines).toHaveLength(1);
   });
 
+  it("answers a session ended for idling in a transaction as unavailable, without an episode", async () => {
+    const { reachability, lines } = tracked();
+    const ended = () =>
+      Object.assign(new Error("terminating connection due to idle-in-transaction timeout"), {
+        code: "25P03",
+      });
+    await expect(reachability.serve(() => Promise.reject(ended()))).rejects.toSatisfy(
+      StoreUnavailableError.isInstance,
+    );
+    // A worker's tick that met it is logged by the worker loop (at warn), not counted.
+    expect(reachability.housekeepingFailed(ended())).toBe(false);
+    expect(reachability.outOfReach).toBe(false);
+    expect(lines).toEqual([]);
+  });
+
   it("lets a fault of ours through as it is, without an episode", async () => {
     const { reachability, lines } = tracked();
     const bug = new TypeError("cannot read properties of undefined");

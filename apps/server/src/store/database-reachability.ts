@@ -17,7 +17,7 @@
  */
 import { StoreUnavailableError } from "@genvideo/engine";
 import type { Logger } from "../logging/logger.js";
-import { databaseOutOfReach, expectedDatabaseFailure } from "./database-failure.js";
+import { databaseOutOfReach, expectedDatabaseFailure, outOfReachNow } from "./database-failure.js";
 
 /** How long a call waits on a database in an episode before it is answered 503 (docs/operating.md). */
 export const PATIENCE_IN_EPISODE_MS = 1_000;
@@ -131,8 +131,10 @@ export class DatabaseReachability {
   housekeepingFailed(error: unknown): boolean {
     const reason = databaseOutOfReach(error);
     if (reason === undefined) return false;
-    this.lost(reason);
-    this.#episode!.failedHousekeeping++;
+    if (outOfReachNow(error)) this.lost(reason);
+    // Outside an episode (a session ended for idling, say) the caller logs it itself.
+    if (!this.#episode) return false;
+    this.#episode.failedHousekeeping++;
     return true;
   }
 
@@ -166,7 +168,7 @@ export class DatabaseReachability {
       if (StoreUnavailableError.isInstance(error)) throw error;
       const reason = expectedDatabaseFailure(error);
       if (reason === undefined) throw error;
-      this.lost(reason, waiting.startedAt);
+      if (outOfReachNow(error)) this.lost(reason, waiting.startedAt);
       throw new StoreUnavailableError(reason, { cause: error });
     } finally {
       clearTimeout(waiting.timer);

@@ -187,6 +187,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
 
       const phases: { name: string; cutAt: number; healedAt: number; servedAgainAfterMs: number | null }[] =
         [];
+      const sdkStatuses: number[] = [];
       let dashboardSeen:
         | { status: number; contentType: string | null; retryAfter: string | null; text: string; ms: number }
         | undefined;
@@ -236,6 +237,12 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
             baseUrl: cutOff.url,
             maxRetries: 12,
             timeout: 60_000,
+            // Its attempts' statuses, for the count of 503s below.
+            fetch: async (input, init) => {
+              const response = await fetch(input, init);
+              sdkStatuses.push(response.status);
+              return response;
+            },
           });
           const startedAt = Date.now();
           sdkCreate = sdk.createTask({ prompt: `through the SDK ${key}` }, { idempotencyKey: key }).then(
@@ -357,7 +364,7 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
         healthyCreateMsOutsideCuts: healthyOutside,
         episodeLines,
         otherWarnings: countBy(otherWarnings.map(String)),
-        sdk: sdkOutcome,
+        sdk: { ...sdkOutcome, attempts: sdkStatuses },
         dashboard: dashboardSeen && { ...dashboardSeen, text: undefined },
         totals: {
           answers: answers.length,
@@ -408,7 +415,10 @@ describe.skipIf(postgresUrl() === null || !networkNamespacesAllowed())(
       expect(episodeLines.map((line) => `${line.level} ${String(line.msg).split(":")[0]}`)).toEqual(
         CUTS.flatMap(() => ["warn PostgreSQL out of reach", "warn PostgreSQL reachable again"]),
       );
-      const answered503 = fromCutOff.filter((answer) => answer.status === 503).length;
+      const answered503 =
+        fromCutOff.filter((answer) => answer.status === 503).length +
+        sdkStatuses.filter((status) => status === 503).length +
+        (dashboardSeen?.status === 503 ? 1 : 0);
       const counted503 = episodeLines.reduce((sum, line) => sum + Number(line.answeredUnavailable ?? 0), 0);
       expect(
         Math.abs(counted503 - answered503),
