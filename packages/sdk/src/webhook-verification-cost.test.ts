@@ -37,21 +37,39 @@ async function forgedDeliveryMs(entries: number, entry = "v1,AA=="): Promise<num
   return fastest;
 }
 
+/**
+ * The fastest of a few verifications of a genuine delivery signed with the last secret: every
+ * secret's HMAC over the body is computed once, the least work an honest delivery costs.
+ */
+async function genuineDeliveryMs(): Promise<number> {
+  const headers = await signWebhook({ payload: megabyteBody, secret: secrets[3]! });
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now();
+    await verifyWebhook(megabyteBody, headers, secrets);
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  return fastest;
+}
+
+// Each entry verified in full, per secret, cost about 2 000 genuine verifications (14 s against
+// 7 ms). The bound sits far from both: a loaded machine moves either figure by a few times, and a
+// forged entry rejected without an HMAC makes a ratio against a one-entry forgery meaningless.
+const MAX_RATIO_TO_GENUINE = 25;
+
 describe("verifyWebhook's cost under a forged signature header", () => {
-  it("spends about as much on 2 000 entries as on one, over a 1 MB body and 4 secrets", async () => {
-    await forgedDeliveryMs(1); // warm-up: Web Crypto and the JIT
-    const one = await forgedDeliveryMs(1);
+  it("spends on 2 000 entries about what a genuine delivery costs, over a 1 MB body and 4 secrets", async () => {
+    await genuineDeliveryMs(); // warm-up: Web Crypto and the JIT
+    const genuine = await genuineDeliveryMs();
     const many = await forgedDeliveryMs(2_000);
-    // Each entry verified in full, per secret, cost ~1 000 times one entry; a busy machine moves
-    // either figure by a few times at most.
-    expect(many / one).toBeLessThan(5);
+    expect(many / genuine).toBeLessThan(MAX_RATIO_TO_GENUINE);
   });
 
   it("computes each secret's HMAC once, however many signatures of the right size come", async () => {
-    await forgedDeliveryMs(1, forgedFullSize);
-    const one = await forgedDeliveryMs(1, forgedFullSize);
+    await genuineDeliveryMs();
+    const genuine = await genuineDeliveryMs();
     const many = await forgedDeliveryMs(2_000, forgedFullSize);
-    expect(many / one).toBeLessThan(5);
+    expect(many / genuine).toBeLessThan(MAX_RATIO_TO_GENUINE);
   });
 
   it("still finds a real signature among the entries it reads", async () => {
