@@ -45,4 +45,24 @@ describe("examples/create-and-wait", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("export GENVIDEO_API_KEY=gen_sk_...");
   });
+
+  it("says the key was refused, without a stack trace, when it is wrong", async () => {
+    const result = await runExample(program, [], {
+      GENVIDEO_API_KEY: "gen_sk_not-the-key-0000000000000000000000",
+      GENVIDEO_BASE_URL: server.url,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("refused the key in GENVIDEO_API_KEY (401)");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("says the service cannot be reached, without a stack trace, on a wrong port", async () => {
+    const result = await runExample(program, [], {
+      GENVIDEO_API_KEY: TEST_API_KEY,
+      GENVIDEO_BASE_URL: "http://127.0.0.1:9",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:9\b.*Is the server running\?$/m);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
 });
