@@ -41,6 +41,14 @@ export default async function setup(project: TestProject): Promise<void> {
     packed,
   );
   const built = performance.now();
+  // The image this tag named before, now untagged: each changed tree would leave one behind.
+  await podmanOk(
+    "image",
+    "prune",
+    "--force",
+    "--filter",
+    "label=org.opencontainers.image.title=genvideo-server",
+  );
   const size = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", IMAGE));
   const baseSize = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", base));
   console.log(
