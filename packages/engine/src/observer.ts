@@ -23,7 +23,7 @@ export interface TaskEndedEvent {
   endToEndMs: number;
   /** Its render's share: the claim that took it to the end; null when it was never claimed. */
   generationMs: number | null;
-  /** Whether its credits went back (TIMEOUT and GENERATION_FAILED). */
+  /** Whether its credits went back (the failure catalog's refunded codes). */
   refunded: boolean;
 }
 

@@ -5,7 +5,13 @@
  * a fixture renderer and a fetch-based sender. All times are service-time
  * milliseconds since the epoch (see `Clock`).
  */
-import type { AspectRatio, FailureCode, GenerationRequest, ModelType } from "@genvideo/schema";
+import type {
+  AspectRatio,
+  FailureCode,
+  FinishFailureCode,
+  GenerationRequest,
+  ModelType,
+} from "@genvideo/schema";
 
 export type TaskState = "queued" | "processing" | "completed" | "failed";
 
@@ -15,7 +21,7 @@ export type TaskState = "queued" | "processing" | "completed" | "failed";
  * benchmarks run workloads.
  */
 export interface TaskScenario {
-  fail?: Exclude<FailureCode, "TIMEOUT">;
+  fail?: FinishFailureCode;
   /** Never finishes: the deadline turns it into TIMEOUT. */
   timeout?: boolean;
   /** Service time the generation takes, overriding the default. */

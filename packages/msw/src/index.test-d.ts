@@ -1,3 +1,4 @@
+import type { FailureCode } from "@genvideo/schema";
 import type { HttpHandler } from "msw";
 import { describe, expectTypeOf, it } from "vitest";
 import { createGenVideoMock, type MockTask, type RecordedRequest, type RecordedWebhook } from "./index.js";
@@ -10,9 +11,7 @@ describe("the public types", () => {
   });
 
   it("takes only the service's failure codes", () => {
-    expectTypeOf(mock.tasks.fail)
-      .parameter(1)
-      .toEqualTypeOf<"UNSAFE_CONTENT" | "TIMEOUT" | "GENERATION_FAILED" | undefined>();
+    expectTypeOf(mock.tasks.fail).parameter(1).toEqualTypeOf<FailureCode | undefined>();
     // @ts-expect-error not a failure code of the service
     mock.tasks.next({ fail: "OUT_OF_MEMORY" });
     expectTypeOf(mock.tasks.complete).returns.resolves.toEqualTypeOf<MockTask>();

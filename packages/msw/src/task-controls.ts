@@ -6,7 +6,12 @@ import {
   type TaskScenario,
   type TaskState,
 } from "@genvideo/engine";
-import type { FailureCode, GenerationRequest } from "@genvideo/schema";
+import {
+  FAILURE_CATALOG,
+  type FailureCode,
+  type FinishFailureCode,
+  type GenerationRequest,
+} from "@genvideo/schema";
 import type { MockService } from "./mock-service.js";
 
 /** A task of the mock, as tests look at it. */
@@ -55,10 +60,12 @@ export interface MockTaskControls {
 function engineScenario(scenario: MockScenario): TaskScenario {
   const delayMs = scenario.delay === undefined ? undefined : parseDuration(scenario.delay);
   const result: TaskScenario = delayMs === undefined ? {} : { delayMs };
-  if (scenario.fail === "TIMEOUT") result.timeout = true;
-  else if (scenario.fail === "UNSAFE_CONTENT" || scenario.fail === "GENERATION_FAILED")
-    result.fail = scenario.fail;
-  else if (scenario.fail !== undefined) throw new RangeError(`unknown failure code ${String(scenario.fail)}`);
+  if (scenario.fail === undefined) return result;
+  if (!Object.hasOwn(FAILURE_CATALOG, scenario.fail))
+    throw new RangeError(`unknown failure code ${String(scenario.fail)}`);
+  // As the code's prompt marker does: the deadline's code never finishes, the others fail at the finish.
+  if (FAILURE_CATALOG[scenario.fail].marker === "[[timeout]]") result.timeout = true;
+  else result.fail = scenario.fail as FinishFailureCode;
   return result;
 }
 
@@ -113,9 +120,8 @@ export function createTaskControls(service: () => MockService, queued: TaskScena
     },
     complete: (taskId) => force(taskId, { complete: true }),
     fail(taskId, code = "GENERATION_FAILED") {
-      if (code === "TIMEOUT") return force(taskId, { timeout: true });
-      engineScenario({ fail: code });
-      return force(taskId, { fail: code });
+      const { fail, timeout } = engineScenario({ fail: code });
+      return force(taskId, timeout ? { timeout } : { fail: fail! });
     },
     timeout: (taskId) => force(taskId, { timeout: true }),
     next(scenario) {

@@ -2,6 +2,7 @@
  * The mock under msw/node: service time, outcome controls, scenarios, forced
  * errors, the request log, video URLs, `server.use()` overrides and reset.
  */
+import { FAILURE_CATALOG, FAILURE_CODES } from "@genvideo/schema";
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -169,6 +170,25 @@ describe("tasks controls", () => {
     expect((await status(mock, normal)).status).toBe("completed");
     await mock.clock.advance("9m");
     expect(await status(mock, timeout)).toMatchObject({ status: "failed", message: "TIMEOUT" });
+  });
+
+  // Each code of the failure catalog, through both controls: the mock needs no change for a new one.
+  it.each(FAILURE_CODES)("fail() and next() end a task with %s as the catalog says", async (code) => {
+    const { refunded } = FAILURE_CATALOG[code];
+    const now = await create(mock, { prompt: "now", model_type: "gen-3" });
+    expect(await mock.tasks.fail(now, code)).toMatchObject({ failureCode: code, refunded });
+    mock.tasks.next({ fail: code });
+    const next = await create(mock, { prompt: "harmless", model_type: "gen-3" });
+    await mock.clock.advance("10m");
+    expect(await status(mock, next)).toMatchObject({ status: "failed", message: code });
+    expect(await credits(mock)).toBe(refunded ? 1000 : 996);
+  });
+
+  it("refuses a failure code the catalog does not have", async () => {
+    const id = await create(mock, { prompt: "a" });
+    expect(() => mock.tasks.fail(id, "EXPLODED" as never)).toThrow("unknown failure code EXPLODED");
+    expect(() => mock.tasks.next({ fail: "EXPLODED" as never })).toThrow("unknown failure code EXPLODED");
+    expect(await status(mock, id)).toMatchObject({ status: "processing" });
   });
 
   it("get() reads one task with its request", async () => {

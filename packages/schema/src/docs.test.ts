@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ASPECT_RATIOS, FAILURE_CODES, MODEL_TYPES } from "./catalog.js";
+import { ASPECT_RATIOS, FAILURE_CATALOG, FAILURE_CODES, MODEL_TYPES } from "./catalog.js";
 import { AUTH_ERROR_MESSAGES, ERROR_CODES, HTTP_REASON_PHRASES } from "./error-codes.js";
 import { WEBHOOK_HEADERS } from "./http.js";
 import * as limits from "./limits.js";
@@ -72,7 +72,12 @@ describe("docs/api.md", () => {
   });
 
   it("names every failure code, request field, model, aspect ratio and webhook header", () => {
-    for (const code of FAILURE_CODES) expect(tableRowsStartingWith(`\`${code}\``), code).toHaveLength(1);
+    for (const code of FAILURE_CODES) {
+      const { meaning, refunded } = FAILURE_CATALOG[code];
+      expect(tableRowsStartingWith(`\`${code}\``), code).toEqual([
+        `| \`${code}\` | ${meaning} | ${refunded ? "refunded" : "kept"} |`,
+      ]);
+    }
     for (const field of GENERATION_REQUEST_FIELDS)
       expect(tableRowsStartingWith(`\`${field}\``), field).not.toHaveLength(0);
     for (const value of [...MODEL_TYPES, ...ASPECT_RATIOS]) expect(apiDoc).toContain(`\`${value}\``);
@@ -100,5 +105,19 @@ describe("docs/api.md", () => {
       `| Failed auth | ${limits.RATE_LIMIT_FAILED_AUTHENTICATIONS_PER_MINUTE} failed authentications per minute per client address |`,
     ];
     for (const text of expectations) expect(apiDoc).toContain(text);
+  });
+});
+
+describe("docs/testing.md", () => {
+  const testingDoc = fs.readFileSync(new URL("../../../docs/testing.md", import.meta.url), "utf8");
+
+  it("gives every failure code's prompt marker a row, saying what happens to the credits", () => {
+    for (const code of FAILURE_CODES) {
+      const { marker, refunded } = FAILURE_CATALOG[code];
+      const row = testingDoc.split("\n").find((line) => line.startsWith(`| \`${marker}\``));
+      expect(row, marker).toBeDefined();
+      expect(cellsOf(row!)[1]).toContain(`\`${code}\``);
+      expect(cellsOf(row!)[1]).toContain(refunded ? "(credits refunded)" : "(credits kept)");
+    }
   });
 });

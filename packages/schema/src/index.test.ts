@@ -23,6 +23,7 @@ describe("package entries", () => {
       "DeliveredWebhookEventSchema",
       "ERROR_CODES",
       "ErrorBodySchema",
+      "FAILURE_CATALOG",
       "FAILURE_CODES",
       "FailedStatusResponseSchema",
       "FailedWebhookAttemptSchema",

@@ -4,7 +4,13 @@
  * importing a schema do not bundle documentation text.
  */
 import * as z from "zod/mini";
-import { DEFAULT_ASPECT_RATIO, DEFAULT_MODEL_TYPE, TASK_STATUSES } from "./catalog.js";
+import {
+  DEFAULT_ASPECT_RATIO,
+  DEFAULT_MODEL_TYPE,
+  FAILURE_CATALOG,
+  FAILURE_CODES,
+  TASK_STATUSES,
+} from "./catalog.js";
 import {
   AuthErrorBodySchema,
   CreateErrorBodySchema,
@@ -232,7 +238,7 @@ function describeResponses(registry: z.core.$ZodRegistry<Metadata>): void {
   add(
     FailedStatusResponseSchema,
     "FailedStatusResponse",
-    "Failed; message is UNSAFE_CONTENT, TIMEOUT or GENERATION_FAILED.",
+    `Failed; message is the failure code. ${FAILURE_CODES.map(failureCodeLine).join(" ")}`,
   );
   add(AccountResponseSchema, "AccountResponse", "The account of the calling API key.");
   add(ValidationIssueSchema, "ValidationIssue", "One violation: the field's path and what is wrong.");
@@ -342,4 +348,10 @@ export function buildComponentSchemas(): Record<string, JsonSchema> {
     AbsentField: ABSENT_FIELD,
     ...generate(describeResponses, "output"),
   };
+}
+
+/** One failure code for the document: its meaning and what happens to the credits, from the catalog. */
+function failureCodeLine(code: keyof typeof FAILURE_CATALOG): string {
+  const { meaning, refunded } = FAILURE_CATALOG[code];
+  return `${code}: ${meaning} Credits ${refunded ? "refunded" : "kept"}.`;
 }

@@ -3,6 +3,7 @@
  * headers, verifying with `verifyWebhook` and by hand, the retry schedule and what to answer. The
  * figures come from the limits the service applies, so the page cannot state other ones.
  */
+import { FAILURE_CODES, TASK_STATUS_MESSAGES } from "./catalog.js";
 import { WEBHOOK_HEADERS } from "./http.js";
 import {
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
@@ -11,8 +12,10 @@ import {
   WEBHOOK_RESPONSE_MAX_BYTES,
   WEBHOOK_RETRY_SPACING_MS,
 } from "./limits.js";
+import { CompletedWebhookPayloadSchema } from "./webhook.js";
 
 const seconds = (ms: number) => `${ms / 1000} s`;
+const codeList = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(", ");
 const { id, timestamp, signature } = WEBHOOK_HEADERS;
 
 /** The retry schedule in words: each attempt after the first waits for the one before it to fail. */
@@ -76,7 +79,7 @@ export function webhookGuide(): string {
 
 ### Payload
 
-Four fields: \`success\`, \`message\`, \`task_id\`, \`video_url\`. Completed: \`success: true\`, \`message: "Video generated successfully"\` and the signed \`video_url\`. Failed: \`success: false\`, \`message\` is the failure code (\`UNSAFE_CONTENT\`, \`GENERATION_FAILED\`, \`TIMEOUT\`), \`video_url: null\`. Ignore fields you do not know, and treat an unknown code as a failure.
+The fields, in this order: ${codeList(Object.keys(CompletedWebhookPayloadSchema.shape))}. Completed: \`success: true\`, \`message: "${TASK_STATUS_MESSAGES.completed}"\` and the signed \`video_url\`. Failed: \`success: false\`, \`message\` is the failure code (${codeList(FAILURE_CODES)}), \`video_url: null\`. Ignore fields you do not know, and treat an unknown code as a failure.
 
 ### The three headers
 

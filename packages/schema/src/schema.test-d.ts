@@ -1,5 +1,13 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { AspectRatio, FailureCode, ModelType, TaskStatus, WebhookDeliveryState } from "./catalog.js";
+import {
+  type AspectRatio,
+  FAILURE_CATALOG,
+  type FailureCode,
+  type FinishFailureCode,
+  type ModelType,
+  type TaskStatus,
+  type WebhookDeliveryState,
+} from "./catalog.js";
 import type { ErrorCode } from "./error-codes.js";
 import { ERROR_CODES } from "./error-codes.js";
 import type { AuthErrorBody, CreateErrorBody, ErrorBody, ValidationErrorBody } from "./errors.js";
@@ -86,5 +94,18 @@ describe("error types", () => {
 
   it("returns an OpenAPI document", () => {
     expectTypeOf(buildOpenApiDocument).returns.toEqualTypeOf<OpenApiDocument>();
+  });
+});
+
+describe("failure catalog", () => {
+  it("gives each code the marker of its kind: [[fail:<its code>]], or [[timeout]] for the deadline's", () => {
+    expectTypeOf(FAILURE_CATALOG).toExtend<{
+      readonly [Code in FailureCode]: {
+        readonly marker: `[[fail:${Code}]]` | "[[timeout]]";
+        readonly refunded: boolean;
+      };
+    }>();
+    // Every code but the deadline's is forced by its [[fail:…]] marker.
+    expectTypeOf<FinishFailureCode>().toEqualTypeOf<Exclude<FailureCode, "TIMEOUT">>();
   });
 });

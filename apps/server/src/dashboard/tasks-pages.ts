@@ -1,6 +1,6 @@
 /** The task list (filters, keyset pages, live rows) and a task's own page. */
 import type { LedgerEntry, TaskRecord, TaskState, WebhookEventWithAttempts } from "@genvideo/engine";
-import { FAILURE_CODES, TASK_STATUSES } from "@genvideo/schema";
+import { FAILURE_CATALOG, FAILURE_CODES, type FailureCode, TASK_STATUSES } from "@genvideo/schema";
 import { html } from "hono/html";
 import { isoTime } from "../clock/time-text.js";
 import type { Cursor, TaskFilter, TaskSummary } from "../store/dashboard-queries.js";
@@ -163,7 +163,8 @@ export interface TaskPageData {
   serviceNow: number;
 }
 
-const FAILURE_MEANINGS: Record<string, string> = {
+/** One per failure code of the catalog: the compiler refuses a code without its line, or a line without its code. */
+const FAILURE_MEANINGS: Record<FailureCode, string> = {
   UNSAFE_CONTENT: "The prompt or an image was refused as unsafe content.",
   TIMEOUT: "The task did not finish within its 10 minutes (service time) and timed out.",
   GENERATION_FAILED: "Generation failed on the service's side.",
@@ -171,10 +172,10 @@ const FAILURE_MEANINGS: Record<string, string> = {
 
 /** What a failure code means, and what happened to the task's credits, in one line. */
 export function failureExplanation(task: TaskRecord, ledger: readonly LedgerEntry[]): string {
-  const meaning = FAILURE_MEANINGS[task.failureCode ?? ""] ?? "The task failed.";
+  const code = task.failureCode;
+  const meaning = code ? FAILURE_MEANINGS[code] : "The task failed.";
   const cost = `The ${countOf(task.cost, "credit")} it cost ${task.cost === 1 ? "was" : "were"}`;
-  if (task.failureCode === "UNSAFE_CONTENT")
-    return `${meaning} ${cost} kept: unsafe content is not refunded.`;
+  if (code && !FAILURE_CATALOG[code].refunded) return `${meaning} ${cost} kept: ${code} is not refunded.`;
   const refund = ledger.find((entry) => entry.reason === "refund");
   return refund
     ? `${meaning} ${cost} refunded: ledger entry refund ${signedAmount(refund.delta)} at ${humanTime(refund.createdAt)}.`

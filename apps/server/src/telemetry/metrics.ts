@@ -10,10 +10,13 @@
  * scrape, and Prometheus with it, without end.
  */
 import type { EngineActivity, EngineObserver, HttpRequestEvent } from "@genvideo/engine";
+import { FAILURE_CATALOG, FAILURE_CODES } from "@genvideo/schema";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ServerRole } from "../config.js";
 import type { QueueSnapshot } from "./queue-snapshot.js";
 import { RequestHistogram } from "./request-histogram.js";
+
+const REFUNDED_CODES = FAILURE_CODES.filter((code) => FAILURE_CATALOG[code].refunded);
 
 /** What the gauges read at scrape time. */
 export interface MetricSources {
@@ -80,13 +83,13 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
   const ended = new Counter({
     ...metric,
     name: "genvideo_tasks_ended_total",
-    help: "Tasks ended, by outcome: completed or the failure code (UNSAFE_CONTENT, TIMEOUT, GENERATION_FAILED).",
+    help: `Tasks ended, by outcome: completed or the failure code (${FAILURE_CODES.join(", ")}).`,
     labelNames: ["outcome"],
   });
   const refunds = new Counter({
     ...metric,
     name: "genvideo_task_refunds_total",
-    help: "Tasks whose credits went back (TIMEOUT, GENERATION_FAILED).",
+    help: `Tasks whose credits went back (${REFUNDED_CODES.join(", ")}).`,
   });
   const queueWait = new Histogram({
     ...metric,

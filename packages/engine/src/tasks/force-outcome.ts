@@ -1,14 +1,11 @@
-import type { FailureCode } from "@genvideo/schema";
+import type { FinishFailureCode } from "@genvideo/schema";
 import type { Clock } from "../clock.js";
 import type { RandomUUID } from "../ids.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { ACTIVE_STATES, completeTask, failTask } from "./lifecycle.js";
 
 /** How `engine.forceOutcome()` ends a task: completed with its video, failed with a code, or timed out. */
-export type ForcedOutcome =
-  | { complete: true }
-  | { fail: Exclude<FailureCode, "TIMEOUT"> }
-  | { timeout: true };
+export type ForcedOutcome = { complete: true } | { fail: FinishFailureCode } | { timeout: true };
 
 const FORCE_OUTCOME_ERROR = Symbol.for("genvideo.engine.ForceOutcomeError");
 

@@ -1,4 +1,4 @@
-import type { FailureCode } from "@genvideo/schema";
+import { FAILURE_CATALOG, type FailureCode } from "@genvideo/schema";
 import { refundTask } from "../credits/ledger.js";
 import { type RandomUUID, webhookEventId } from "../ids.js";
 import { elapsedSince, type TaskEndedEvent, type TaskOutcome } from "../observer.js";
@@ -14,9 +14,6 @@ import { completedPayload, failedPayload } from "../webhooks/payload.js";
  * ```
  */
 export const ACTIVE_STATES: readonly ["queued", "processing"] = ["queued", "processing"];
-
-/** Failure codes that give the credits back: the service's fault, not the prompt's. */
-const REFUNDED_FAILURES: ReadonlySet<FailureCode> = new Set(["TIMEOUT", "GENERATION_FAILED"]);
 
 /** When a terminal transition happens, where the ids it writes come from, and (for a worker) whose lease it needs. */
 export interface TransitionContext {
@@ -61,7 +58,7 @@ export function taskEndedEvent(task: TaskRecord, outcome: TaskOutcome, now: numb
     modelType: task.modelType,
     endToEndMs: Math.max(0, now - task.createdAt),
     generationMs: elapsedSince(task.startedAt, now),
-    refunded: outcome !== "completed" && REFUNDED_FAILURES.has(outcome),
+    refunded: outcome !== "completed" && FAILURE_CATALOG[outcome].refunded,
   };
 }
 
@@ -77,7 +74,7 @@ export async function failTask(
   context: TransitionContext,
 ): Promise<boolean> {
   const { now, leaseOwner } = context;
-  const refund = REFUNDED_FAILURES.has(code);
+  const refund = FAILURE_CATALOG[code].refunded;
   const won = await tx.transitionTask(
     task.id,
     ACTIVE_STATES,

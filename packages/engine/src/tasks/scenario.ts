@@ -1,13 +1,22 @@
+import { FAILURE_CATALOG, FAILURE_CODES, type FinishFailureCode } from "@genvideo/schema";
 import { parseDuration } from "../duration.js";
 import type { TaskScenario } from "../ports.js";
-
-const FAIL_MARKER = /\[\[fail:(UNSAFE_CONTENT|GENERATION_FAILED)\]\]/;
-const TIMEOUT_MARKER = /\[\[timeout\]\]/;
-const DELAY_MARKER = /\[\[delay:([^\]]*)\]\]/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+const DEADLINE_MARKER = "[[timeout]]";
+/** The catalog's `[[fail:<CODE>]]` markers, each with the code it forces at the task's finish time. */
+const FINISH_FAILURES: ReadonlyMap<string, FinishFailureCode> = new Map(
+  FAILURE_CODES.flatMap((code) => {
+    const { marker } = FAILURE_CATALOG[code];
+    return marker === DEADLINE_MARKER ? [] : [[marker, code as FinishFailureCode] as const];
+  }),
+);
+const FAIL_MARKER = new RegExp([...FINISH_FAILURES.keys()].map(escapeRegExp).join("|"));
+const TIMEOUT_MARKER = new RegExp(escapeRegExp(DEADLINE_MARKER));
+const DELAY_MARKER = /\[\[delay:([^\]]*)\]\]/;
 
 /**
  * Reads the scenario a prompt asks for (docs/testing.md#scenario-markers):
@@ -19,7 +28,7 @@ function escapeRegExp(text: string): string {
 export function scenarioOf(prompt: string, unsafeWords: readonly string[] = []): TaskScenario {
   const scenario: TaskScenario = {};
   const fail = FAIL_MARKER.exec(prompt);
-  if (fail) scenario.fail = fail[1] as TaskScenario["fail"];
+  if (fail) scenario.fail = FINISH_FAILURES.get(fail[0]);
   else if (unsafeWords.some((word) => containsWord(prompt, word))) scenario.fail = "UNSAFE_CONTENT";
   if (TIMEOUT_MARKER.test(prompt)) scenario.timeout = true;
   const delay = DELAY_MARKER.exec(prompt)?.[1];
