@@ -3,6 +3,7 @@
  * docs/api.md#authentication and every code of docs/api.md#errors, each with its body.
  */
 
+import { REQUEST_BODY_MAX_BYTES } from "@genvideo/schema";
 import { PNG_IMAGE } from "@genvideo/schema/testing";
 import { describe, expect, it } from "vitest";
 import { createTask } from "./support/api.js";
@@ -133,8 +134,8 @@ describe("create rejections", () => {
     });
   });
 
-  it("a body over 64 MiB → 413 PAYLOAD_TOO_LARGE", async () => {
-    const response = await post(JSON.stringify({ prompt: "x".repeat(64 * 1024 * 1024 + 10) }));
+  it("a body over the limit → 413 PAYLOAD_TOO_LARGE", async () => {
+    const response = await post(JSON.stringify({ prompt: "x".repeat(REQUEST_BODY_MAX_BYTES) }));
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({
       success: false,

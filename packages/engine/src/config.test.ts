@@ -9,7 +9,7 @@ describe("resolveEngineConfig", () => {
       taskDeadlineMs: 600_000,
       rateLimits: { enabled: true, createsPerMinute: 120, readsPerMinute: 1200 },
       webhooks: { maxAttempts: 5, retryDelayMs: 30_000 },
-      maxBodyBytes: 64 * 1024 * 1024,
+      maxBodyBytes: 54 * 1024 * 1024,
       idempotencyTtlMs: 24 * 60 * 60_000,
     });
   });

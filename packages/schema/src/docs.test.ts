@@ -94,6 +94,8 @@ describe("docs/api.md", () => {
       `${mebibytes(limits.IMAGE_MAX_BYTES)} decoded, ${limits.IMAGE_MAX_SIDE_PX} px a side`,
       `${limits.REFERENCE_IMAGES_MIN_COUNT} to ${limits.REFERENCE_IMAGES_MAX_COUNT}`,
       `| Request body | ${mebibytes(limits.REQUEST_BODY_MAX_BYTES)} |`,
+      `| Body values | ${limits.REQUEST_BODY_MAX_VALUES} in its arrays and objects |`,
+      `| Issues listed | ${limits.VALIDATION_ISSUES_MAX_COUNT} per refused request |`,
       `| \`callback_url\` | ${limits.CALLBACK_URL_MAX_LENGTH} characters |`,
       `${limits.IDEMPOTENCY_KEY_MAX_LENGTH} characters, kept ${limits.IDEMPOTENCY_KEY_TTL_MS / 3_600_000} hours`,
       `| Task deadline | ${limits.TASK_DEADLINE_MS / 60_000} minutes from creation |`,

@@ -17,7 +17,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: 405,
   /** A request with the same Idempotency-Key is still running. */
   IDEMPOTENCY_IN_PROGRESS: 409,
-  /** The body is larger than 64 MiB. */
+  /** The body is larger than `REQUEST_BODY_MAX_BYTES` (54 MiB). */
   PAYLOAD_TOO_LARGE: 413,
   /** A POST without `Content-Type: application/json`. */
   UNSUPPORTED_MEDIA_TYPE: 415,

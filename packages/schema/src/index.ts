@@ -82,7 +82,9 @@ export {
   REFERENCE_IMAGES_MAX_COUNT,
   REFERENCE_IMAGES_MIN_COUNT,
   REQUEST_BODY_MAX_BYTES,
+  REQUEST_BODY_MAX_VALUES,
   TASK_DEADLINE_MS,
+  VALIDATION_ISSUES_MAX_COUNT,
   VIDEO_URL_TTL_MS,
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
   WEBHOOK_CONNECT_TIMEOUT_MS,
@@ -103,6 +105,7 @@ export {
   type GenerationRequestInput,
   GenerationRequestSchema,
   type GenerationRequestValidation,
+  referenceImagesCountProblem,
   requestFormOf,
   validateGenerationRequest,
 } from "./request.js";

@@ -30,8 +30,24 @@ export const REFERENCE_IMAGES_MAX_COUNT = 4;
 /** Longest `callback_url`, in characters. */
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
-/** Largest create request body, in bytes (64 MiB: four 10 MiB images in base64 fit with room). */
-export const REQUEST_BODY_MAX_BYTES: number = 64 * MEBIBYTE;
+/**
+ * Largest create request body, in bytes: what the largest valid request needs, rounded up to a
+ * whole MiB. That is a reference request: four images of `IMAGE_MAX_BYTES` as base64 data URIs
+ * (4 × 13 981 042 bytes with their `data:image/jpeg;base64,` prefix, quotes and comma), the longest
+ * prompt with every character escaped (24 000 bytes), the longest `callback_url` escaped
+ * (12 288 bytes) and the field names: 53.4 MiB. 54 MiB leaves 0.6 MiB for whitespace.
+ */
+export const REQUEST_BODY_MAX_BYTES: number = 54 * MEBIBYTE;
+
+/**
+ * Most values a create request body holds inside its arrays and objects (each element and each
+ * member counts one), counted before the body is parsed. A valid request holds about a dozen;
+ * parsing millions of tiny values would cost seconds and gigabytes at any body size the images need.
+ */
+export const REQUEST_BODY_MAX_VALUES = 10_000;
+
+/** Most issues the `issues` of a 400 `INVALID_REQUEST` lists; its `message` counts them all. */
+export const VALIDATION_ISSUES_MAX_COUNT = 20;
 
 /** Longest `Idempotency-Key` header value, in characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

@@ -7,6 +7,7 @@
 
 import { TASK_CREATED_MESSAGE, TASK_STATUS_MESSAGES, WEBHOOK_REDELIVERY_MESSAGE } from "./catalog.js";
 import { AUTH_ERROR_MESSAGES, type ErrorCode } from "./error-codes.js";
+import { REQUEST_BODY_MAX_BYTES } from "./limits.js";
 import {
   EXAMPLE_END_FRAME as END_FRAME,
   EXAMPLE_REFERENCE_IMAGE as REFERENCE_IMAGE,
@@ -196,7 +197,12 @@ export const ERROR_EXAMPLES: Record<
       message: "A request with this Idempotency-Key is still being processed; retry after it has finished.",
     },
   ],
-  PAYLOAD_TOO_LARGE: [{ summary: "Body too large", message: "The request body is larger than 64 MiB." }],
+  PAYLOAD_TOO_LARGE: [
+    {
+      summary: "Body too large",
+      message: `The request body is larger than ${REQUEST_BODY_MAX_BYTES / (1024 * 1024)} MiB.`,
+    },
+  ],
   UNSUPPORTED_MEDIA_TYPE: [{ summary: "Not JSON", message: "Content-Type must be application/json." }],
   IDEMPOTENCY_KEY_REUSED: [
     {

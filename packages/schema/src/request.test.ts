@@ -66,6 +66,17 @@ describe("validateGenerationRequest: accepted forms", () => {
 
   it("counts prompt length in code points, after trimming", () => {
     expect(validateGenerationRequest({ prompt: `  ${"🎬".repeat(PROMPT_MAX_LENGTH)}  ` }).success).toBe(true);
+    const tooLong = (prompt: string) => {
+      const result = validateGenerationRequest({ prompt });
+      return result.success ? undefined : result.issues[0]?.message;
+    };
+    expect(tooLong(`${"🎬".repeat(PROMPT_MAX_LENGTH)}x`)).toMatch(/^prompt is 2001 characters long/);
+    // A lone surrogate is a code point of its own, as the string iterator counts it.
+    expect(tooLong(`${"é".repeat(PROMPT_MAX_LENGTH)}\ud800`)).toMatch(/^prompt is 2001 characters long/);
+    expect(tooLong(`\udc00${"🎬".repeat(PROMPT_MAX_LENGTH - 1)}\ud83c`)).toMatch(
+      /^prompt is 2001 characters long/,
+    );
+    expect(tooLong("x".repeat(PROMPT_MAX_LENGTH + 1))).toMatch(/^prompt is 2001 characters long/);
   });
 
   it("accepts a callback URL of any scheme (the server decides https and public addresses)", () => {

@@ -1,4 +1,6 @@
+import { REFERENCE_IMAGES_MAX_COUNT, REQUEST_BODY_MAX_VALUES } from "@genvideo/schema";
 import { ApiError } from "./api-error.js";
+import { holdsMoreJsonValuesThan } from "./json-value-count.js";
 
 /**
  * 499, nginx's "Client Closed Request": the status a request the client gave
@@ -40,9 +42,10 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
  * Reads a POST body as JSON, refusing in the contract's order: not
  * `application/json` (415), larger than `maxBytes` (413, told by
  * Content-Length before anything is read, or by counting while streaming),
- * not UTF-8 or not JSON (400). The limit is enforced on the bytes received,
- * whatever the header claims. A body the client never finished sending is a
- * `ClientAbortedError`.
+ * more than `REQUEST_BODY_MAX_VALUES` values in its arrays and objects (400,
+ * counted before parsing), not UTF-8 or not JSON (400). The limit is enforced
+ * on the bytes received, whatever the header claims. A body the client never
+ * finished sending is a `ClientAbortedError`.
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const contentType = request.headers.get("content-type");
@@ -51,6 +54,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   const bytes = await readLimited(request, maxBytes, declared);
+  if (holdsMoreJsonValuesThan(bytes, REQUEST_BODY_MAX_VALUES))
+    throw new ApiError(
+      "INVALID_REQUEST",
+      `The request body holds more than ${REQUEST_BODY_MAX_VALUES} values in arrays and objects; a create request has a few fields and at most ${REFERENCE_IMAGES_MAX_COUNT} reference images.`,
+    );
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -1,3 +1,4 @@
+import { REQUEST_BODY_MAX_VALUES, VALIDATION_ISSUES_MAX_COUNT } from "@genvideo/schema";
 import { describe, expect, it } from "vitest";
 import { createHarness } from "../../../test/support/harness.js";
 import type { Store } from "../../ports.js";
@@ -97,6 +98,39 @@ describe("POST /api/gen/generate: refusals", () => {
     expect(response.status).toBe(400);
     const json = (await response.json()) as { issues: { path: string }[] };
     expect(json.issues[0]?.path).toBe(path);
+  });
+
+  it("lists the first issues only, and counts them all in the message", async () => {
+    const h = await createHarness();
+    const body: Record<string, unknown> = { prompt: "Fox" };
+    for (let index = 0; index < 30; index++) body[`colour_${index}`] = "red";
+    const response = await h.call("POST", "/api/gen/generate", { body });
+    expect(response.status).toBe(400);
+    const json = (await response.json()) as { message: string; issues: unknown[] };
+    expect(json.issues).toHaveLength(VALIDATION_ISSUES_MAX_COUNT);
+    expect(json.message).toMatch(
+      /^Unknown field "colour_0".*\(and 29 more issues; issues lists the first 20\)$/,
+    );
+    const two = await h.call("POST", "/api/gen/generate", {
+      body: { prompt: "Fox", colour: "red", size: 1 },
+    });
+    expect(((await two.json()) as { message: string }).message).toMatch(/\(and 1 more issue\)$/);
+  });
+
+  it("refuses a body of too many values before parsing it, with 400 INVALID_REQUEST", async () => {
+    const h = await createHarness();
+    const values = `{"prompt":"Fox","reference_images":[${"0,".repeat(REQUEST_BODY_MAX_VALUES)}0]}`;
+    const response = await h.call("POST", "/api/gen/generate", {
+      rawBody: values,
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      ...create,
+      error: "Bad Request",
+      code: "INVALID_REQUEST",
+      message: `The request body holds more than ${REQUEST_BODY_MAX_VALUES} values in arrays and objects; a create request has a few fields and at most 4 reference images.`,
+    });
   });
 
   it("refuses a callback that is not https with 400 INVALID_CALLBACK_URL", async () => {

@@ -1,4 +1,4 @@
-import { validateGenerationRequest, validationMessage } from "@genvideo/schema";
+import { validationMessage } from "@genvideo/schema";
 import type { Handler } from "hono";
 import { withInsecureCallbacksHint } from "../../callback-url/callback-url-syntax.js";
 import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
@@ -6,6 +6,7 @@ import { StoreUnavailableError } from "../../store/store-unavailable-error.js";
 import { createTask } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
 import { asInsufficientCredits, idempotencyKeyOf, idempotencyRefusal } from "../create-refusals.js";
+import { validateCreateRequest } from "../create-request-validation.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
 import { readJsonBody } from "../read-json-body.js";
@@ -22,9 +23,9 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
     const accountId = c.get("caller").accountId;
     const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
-    const validation = validateGenerationRequest(body);
+    const validation = validateCreateRequest(body);
     if (!validation.success) {
-      throw new ApiError("INVALID_REQUEST", validationMessage(validation.issues), {
+      throw new ApiError("INVALID_REQUEST", validationMessage(validation.issues, validation.total), {
         issues: validation.issues,
       });
     }
