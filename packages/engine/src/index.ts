@@ -24,6 +24,7 @@ export {
   rateLimitDecision,
 } from "./http/rate-limiter.js";
 export type { RandomUUID } from "./ids.js";
+export { NOSNIFF_HEADERS, setNoSniff } from "./no-sniff.js";
 export type * from "./observer.js";
 export type * from "./ports.js";
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";

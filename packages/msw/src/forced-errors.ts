@@ -1,4 +1,10 @@
-import { internalErrorBody, parseDuration, rateLimitedError, serviceUnavailableBody } from "@genvideo/engine";
+import {
+  internalErrorBody,
+  NOSNIFF_HEADERS,
+  parseDuration,
+  rateLimitedError,
+  serviceUnavailableBody,
+} from "@genvideo/engine";
 import { requestIdFor } from "@genvideo/engine/rules";
 import { RATE_LIMIT_CREATES_PER_MINUTE, RATE_LIMIT_STATUS_READS_PER_MINUTE } from "@genvideo/schema";
 
@@ -78,7 +84,7 @@ export class ForcedErrors {
 
 function forcedResponse(error: PendingError, create: boolean): Response {
   const requestId = requestIdFor(undefined);
-  const headers: Record<string, string> = { "X-Request-Id": requestId };
+  const headers: Record<string, string> = { "X-Request-Id": requestId, ...NOSNIFF_HEADERS };
   if (error.status === "network") return Response.error();
   if (error.status === 429) {
     const bucket = create ? "create" : "read";

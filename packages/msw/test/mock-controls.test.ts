@@ -400,3 +400,33 @@ describe("under vitest's fake timers", () => {
     }
   });
 });
+
+describe("X-Content-Type-Options", () => {
+  it("is nosniff on every answer: API, errors, forced errors and videos", async () => {
+    const id = await create(mock, { prompt: "sniff me not" });
+    await mock.tasks.complete(id);
+    const { video_url } = (await status(mock, id)) as { video_url: string };
+    mock.errors.next({ status: 503, retryAfter: 1 });
+    const answers: [string, () => Promise<Response>][] = [
+      ["a forced 503", () => api(mock, "/api/gen/account")],
+      ["a create", () => api(mock, "/api/gen/generate", { json: { prompt: "x" } })],
+      ["a refused create", () => api(mock, "/api/gen/generate", { json: { colour: "red" } })],
+      ["a status", () => api(mock, `/api/gen/status/${id}`)],
+      ["a 401", () => api(mock, "/api/gen/account", { key: null })],
+      ["a 404", () => api(mock, "/nowhere")],
+      ["a 405", () => api(mock, "/api/gen/account", { method: "DELETE" })],
+      ["a video", () => fetch(video_url)],
+      ["a range", () => fetch(video_url, { headers: { range: "bytes=0-9" } })],
+      ["an unsatisfiable range", () => fetch(video_url, { headers: { range: "bytes=99999999-" } })],
+      ["a refused video", () => fetch(video_url.replace(/signature=./, "signature=x"))],
+    ];
+    const missing: string[] = [];
+    for (const [name, send] of answers) {
+      const response = await send();
+      await response.arrayBuffer();
+      if (response.headers.get("x-content-type-options") !== "nosniff")
+        missing.push(`${name} (${response.status})`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@
  * so it goes straight to `engine.app.fetch`; only the few paths the server answers itself are
  * picked off first, by prefix, without a second router in front of every call.
  */
-import type { Engine, HttpRequestEvent } from "@genvideo/engine";
+import { type Engine, type HttpRequestEvent, NOSNIFF_HEADERS, setNoSniff } from "@genvideo/engine";
 import { requestIdFor } from "@genvideo/engine/rules";
 import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
@@ -73,7 +73,7 @@ export function createRequestHandler(
           code: "NOT_FOUND",
           message: "This is a worker process: it serves /healthz and /readyz only.",
         },
-        { status: 404 },
+        { status: 404, headers: NOSNIFF_HEADERS },
       );
     }
     // The engine reads the client's address from `env` (EngineConfig.clientAddress).
@@ -93,8 +93,9 @@ interface FetchApp {
 }
 
 /**
- * The engine logs its own requests; these get the same line, without an account.
- * `route`: the template the request metric is labelled with (a bounded set, never the path itself).
+ * The engine logs its own requests and sets their headers; these get the same line, without an
+ * account, and the same `X-Request-Id` and nosniff. `route`: the template the request metric is
+ * labelled with (a bounded set, never the path itself).
  */
 async function logged(
   app: FetchApp,
@@ -109,6 +110,7 @@ async function logged(
   const response = await app.fetch(request, env);
   const headers = new Headers(response.headers);
   headers.set("X-Request-Id", requestId);
+  setNoSniff(headers);
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   observeRequest?.({ method: request.method, route, status: response.status, durationMs });
   logger.info({ requestId, method: request.method, path, status: response.status, durationMs }, "request");

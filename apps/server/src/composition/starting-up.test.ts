@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { STARTING_UP_RETRY_AFTER_SECONDS, startingUpResponse } from "./starting-up.js";
 
 describe("the answer while the server starts", () => {
-  it("is the contract's 503 body with Retry-After and a request id", async () => {
+  it("is the contract's 503 body with Retry-After, a request id and nosniff", async () => {
     const response = startingUpResponse(new Request("http://127.0.0.1:8787/api/gen/status/x"));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe(String(STARTING_UP_RETRY_AFTER_SECONDS));
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     const requestId = response.headers.get("x-request-id");
     expect(requestId).toMatch(/^req_/);
     const body = ErrorBodySchema.parse(await response.json());

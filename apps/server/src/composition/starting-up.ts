@@ -4,7 +4,7 @@
  * contract's 503 body, with a request id and `Retry-After`, before
  * authentication. It changes nothing, so any client may simply send again.
  */
-import { serviceUnavailableBody } from "@genvideo/engine";
+import { NOSNIFF_HEADERS, serviceUnavailableBody } from "@genvideo/engine";
 import { requestIdFor } from "@genvideo/engine/rules";
 import { API_PATHS, RATE_LIMIT_HEADERS } from "@genvideo/schema";
 
@@ -20,6 +20,7 @@ export function startingUpResponse(request: Request): Response {
       [RATE_LIMIT_HEADERS.retryAfter]: String(STARTING_UP_RETRY_AFTER_SECONDS),
       "X-Request-Id": requestId,
       "Cache-Control": "no-store",
+      ...NOSNIFF_HEADERS,
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { NOSNIFF_HEADERS } from "../no-sniff.js";
 import type { EngineEnv } from "./engine-env.js";
 
 const carriesRequestId = new WeakSet<Response>();
@@ -18,13 +19,18 @@ export function jsonResponse(
 ): Response {
   const response = new Response(JSON.stringify(body), {
     status,
-    headers: { "Content-Type": "application/json", "X-Request-Id": c.get("requestId"), ...headers },
+    headers: {
+      "Content-Type": "application/json",
+      "X-Request-Id": c.get("requestId"),
+      ...NOSNIFF_HEADERS,
+      ...headers,
+    },
   });
   carriesRequestId.add(response);
   return response;
 }
 
-/** Whether `response` came from `jsonResponse` (and so has its `X-Request-Id` already). */
+/** Whether `response` came from `jsonResponse` (and so has its `X-Request-Id` and nosniff already). */
 export function carriesItsRequestId(response: Response): boolean {
   return carriesRequestId.has(response);
 }

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { EngineLogger } from "../config.js";
 import { type RandomUUID, requestIdFor } from "../ids.js";
+import { setNoSniff } from "../no-sniff.js";
 import type { EngineObserver } from "../observer.js";
 import type { EngineEnv } from "./engine-env.js";
 import { carriesItsRequestId } from "./json-response.js";
@@ -9,8 +10,9 @@ import { CLIENT_CLOSED_REQUEST } from "./read-json-body.js";
 
 /**
  * Gives every request an id, returns it in `X-Request-Id` on every response
- * (errors included) and logs one line per request: method, path without the
- * query string (a key sent there must not reach the logs), status, duration.
+ * (errors included) with `X-Content-Type-Options: nosniff`, and logs one line
+ * per request: method, path without the query string (a key sent there must
+ * not reach the logs), status, duration.
  */
 export function requestContext(
   logger: EngineLogger,
@@ -22,7 +24,10 @@ export function requestContext(
     const requestId = requestIdFor(c.req.header("x-request-id"), randomUUID);
     c.set("requestId", requestId);
     await next();
-    if (!carriesItsRequestId(c.res)) c.res.headers.set("X-Request-Id", requestId);
+    if (!carriesItsRequestId(c.res)) {
+      c.res.headers.set("X-Request-Id", requestId);
+      setNoSniff(c.res.headers);
+    }
     // c.get, not c.var: c.var copies every variable into a new object on each access.
     const caller = c.get("caller");
     const status = c.res.status;

@@ -1,3 +1,4 @@
+import { NOSNIFF_HEADERS } from "../no-sniff.js";
 import { matchesNoneMatch, parseRange } from "./byte-range.js";
 import type { UrlCheck } from "./video-url-signer.js";
 
@@ -32,7 +33,10 @@ const REFUSALS = {
 } as const;
 
 function notFound(message: string): Response {
-  return Response.json({ error: "Not Found", code: "NOT_FOUND", message }, { status: 404 });
+  return Response.json(
+    { error: "Not Found", code: "NOT_FOUND", message },
+    { status: 404, headers: NOSNIFF_HEADERS },
+  );
 }
 
 /** The methods a video takes, as `Allow` lists them. */
@@ -83,7 +87,7 @@ export async function serveVideoDownload(
   if (!check.ok)
     return Response.json(
       { error: "Forbidden", code: check.code, message: REFUSALS[check.code] },
-      { status: 403 },
+      { status: 403, headers: NOSNIFF_HEADERS },
     );
   if (!taskId) return notFound("No such video.");
 
@@ -92,6 +96,7 @@ export async function serveVideoDownload(
   const expiresIn = Math.max(0, Number(expires) - Math.floor(source.now / 1000));
   const headers: Record<string, string> = {
     "Content-Type": "video/mp4",
+    ...NOSNIFF_HEADERS,
     "Accept-Ranges": "bytes",
     ETag: video.etag,
     // The URL is a bearer credential until it expires: caches may keep it only that long, privately.
@@ -125,7 +130,10 @@ export async function serveVideoDownload(
         code: "RANGE_NOT_SATISFIABLE",
         message: `The video has ${video.size} bytes.`,
       },
-      { status: 416, headers: { "Content-Range": `bytes */${video.size}`, "Accept-Ranges": "bytes" } },
+      {
+        status: 416,
+        headers: { "Content-Range": `bytes */${video.size}`, "Accept-Ranges": "bytes", ...NOSNIFF_HEADERS },
+      },
     );
   }
   if (range.kind === "partial") {
