@@ -41,11 +41,14 @@ export class SqliteConnection {
     // auto_vacuum takes effect on a new database only (before its first table):
     // space that history retention frees is then given back to the file system
     // by incremental vacuums (docs/operating.md, "History retention").
+    // The busy timeout comes first: the pragmas after it take the database's
+    // locks, and without it a CLI opening the file while the server writes
+    // failed at once with "database is locked".
     this.database.exec(`
+      PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)};
       PRAGMA auto_vacuum = INCREMENTAL;
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
-      PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)};
       PRAGMA foreign_keys = ON;
       PRAGMA journal_size_limit = 67108864;
       PRAGMA cache_size = -65536;
