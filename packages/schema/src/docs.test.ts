@@ -5,6 +5,7 @@ import { WEBHOOK_HEADERS } from "./http.js";
 import * as limits from "./limits.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { GENERATION_REQUEST_FIELDS } from "./request.js";
+import { webhookBody } from "./webhook.js";
 
 // The prose contract must not drift from the document generated from the schemas: everything the
 // document names (paths, methods, codes, statuses, fields, headers) and every limit appears in it.
@@ -121,5 +122,20 @@ describe("docs/testing.md", () => {
       expect(cellsOf(row!)[1]).toContain(`\`${code}\``);
       expect(cellsOf(row!)[1]).toContain(refunded ? "(credits refunded)" : "(credits kept)");
     }
+  });
+});
+
+describe("the webhook body's fields, as the guides list them", () => {
+  // The order is the one webhookBody writes, the only writer of webhook bodies.
+  const fields = Object.keys(
+    JSON.parse(
+      webhookBody({ success: false, message: "TIMEOUT", task_id: crypto.randomUUID(), video_url: null }),
+    ) as object,
+  );
+  const sentence = `${["zero", "one", "two", "three", "four", "five"][fields.length]} fields, in this order: ${fields.map((field) => `\`${field}\``).join(", ")}.`;
+
+  it.each(["api.md", "webhooks.md"])("docs/%s names them in the order they are sent", (name) => {
+    const text = fs.readFileSync(new URL(`../../../docs/${name}`, import.meta.url), "utf8");
+    expect(text.replace(/\s+/g, " ")).toContain(sentence);
   });
 });

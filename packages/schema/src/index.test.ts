@@ -96,6 +96,7 @@ describe("package entries", () => {
       "signedWebhookContent",
       "validateGenerationRequest",
       "validationMessage",
+      "webhookBody",
       "webhookSecretBytes",
     ]);
   });

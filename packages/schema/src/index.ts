@@ -131,6 +131,7 @@ export {
   FailedWebhookPayloadSchema,
   type WebhookPayload,
   WebhookPayloadSchema,
+  webhookBody,
 } from "./webhook.js";
 export {
   DeliveredWebhookEventSchema,

@@ -31,3 +31,18 @@ export const WebhookPayloadSchema = z.discriminatedUnion("success", [
   FailedWebhookPayloadSchema,
 ]);
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
+
+/**
+ * The exact bytes (as a string) of a webhook body: the four fields in their documented order
+ * (`success`, `message`, `task_id`, `video_url`), whatever the order or the extra keys of the
+ * object given. Every webhook body the service sends, a task's or a test event's, is written here,
+ * and the bytes signed are these bytes.
+ *
+ * @example
+ * const body = webhookBody({ success: false, message: "TIMEOUT", task_id: taskId, video_url: null });
+ * const headers = await signWebhook({ payload: body, secret });
+ */
+export function webhookBody(payload: WebhookPayload): string {
+  const { success, message, task_id, video_url } = payload;
+  return JSON.stringify({ success, message, task_id, video_url });
+}

@@ -5,7 +5,7 @@
  */
 import type { Store, WebhookSender } from "@genvideo/engine";
 import { liveWebhookSecrets } from "@genvideo/engine/rules";
-import { signWebhook } from "@genvideo/schema";
+import { signWebhook, webhookBody } from "@genvideo/schema";
 import type { Logger } from "../logging/logger.js";
 import type { DashboardQueries } from "../store/dashboard-queries.js";
 import type { TestEventOutcome } from "./webhooks-pages.js";
@@ -39,7 +39,7 @@ export function createTestEventSender(options: TestEventSenderOptions): TestEven
   return {
     async send(accountId, url) {
       // A completed task's payload, valid for receivers that parse it (the SDK's verifyWebhook does).
-      const body = JSON.stringify({
+      const body = webhookBody({
         success: true,
         message: "Test event from the genvideo dashboard",
         task_id: TEST_EVENT_TASK_ID,

@@ -1,4 +1,10 @@
-import { encodeBase64, signWebhook, TASK_STATUS_MESSAGES, WEBHOOK_HEADERS } from "@genvideo/schema";
+import {
+  encodeBase64,
+  signWebhook,
+  TASK_STATUS_MESSAGES,
+  WEBHOOK_HEADERS,
+  webhookBody,
+} from "@genvideo/schema";
 import type { WebhookPayload } from "../responses.js";
 
 /** Where each rule is written down, for the report's links. */
@@ -116,7 +122,7 @@ function withoutHeader(name: string): ReceiverCase {
 }
 
 const completedBody = (context: CaseContext) =>
-  JSON.stringify(payloads(context.taskId, context.startedAt).completed);
+  webhookBody(payloads(context.taskId, context.startedAt).completed);
 
 /** The id of the case sent only during a rotation: a delivery signed with the newest secret alone. */
 export const NEWEST_SECRET_CASE = "newest-secret-alone";
@@ -146,10 +152,10 @@ const RECEIVER_CASES: readonly ReceiverCase[] = [
     request: (context) => signed(context, completedBody(context), { id: context.firstDeliveryId }),
   },
   valid("failed-unsafe-content", "A valid delivery of a task failed with UNSAFE_CONTENT", (context) =>
-    JSON.stringify(payloads(context.taskId, context.startedAt).unsafe),
+    webhookBody(payloads(context.taskId, context.startedAt).unsafe),
   ),
   valid("failed-timeout", "A valid delivery of a task that timed out (TIMEOUT)", (context) =>
-    JSON.stringify(payloads(context.taskId, context.startedAt).timeout),
+    webhookBody(payloads(context.taskId, context.startedAt).timeout),
   ),
   {
     id: "repeat",
