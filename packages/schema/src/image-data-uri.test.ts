@@ -152,3 +152,38 @@ describe("inspectImageDataUri", () => {
     });
   });
 });
+
+describe("inspectImageDataUri on hostile headers", () => {
+  // A field of the documented size (a 10 MiB image as base64 is about 14 million characters) made
+  // of header parameters: a pattern with a repeated group overflowed the stack on it.
+  const fieldSize = 14_000_000;
+
+  it.each([
+    ["millions of parameters", `data:${";".repeat(fieldSize)}`],
+    ["parameters, then a comma", `data:image/png${";a".repeat(fieldSize / 2)},AAAA`],
+    ["no comma at all", `data:image/png${"x".repeat(fieldSize)}`],
+  ])("refuses %s with a sentence, in linear time", (_name, value) => {
+    const started = performance.now();
+    const result = inspectImageDataUri(value);
+    const elapsedMs = performance.now() - started;
+    expect(result).toEqual({ ok: false, message: expect.stringContaining("data URI") });
+    // A linear pass over 14 MB takes milliseconds; the generous bound only catches a backtracking
+    // or recursive parse coming back.
+    expect(elapsedMs).toBeLessThan(1_000);
+  });
+
+  it("still names a declared type that is not an image's, and asks for base64", () => {
+    expect(inspectImageDataUri("data:text/plain;base64,AAAA")).toMatchObject({
+      message: expect.stringContaining('"text/plain"'),
+    });
+    expect(inspectImageDataUri("data:;base64,AAAA")).toMatchObject({
+      message: expect.stringContaining("no media type"),
+    });
+    expect(inspectImageDataUri("data:image/png;charset=utf-8;base64,AAAA")).toMatchObject({
+      message: expect.stringContaining("base64-encoded"),
+    });
+    expect(inspectImageDataUri("data:image/png,AAAA")).toMatchObject({
+      message: expect.stringContaining("base64-encoded"),
+    });
+  });
+});

@@ -79,6 +79,19 @@ describe("validateCreateRequest", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("refuses frames whose data URI header is millions of parameters, naming each field", () => {
+    // Of the documented image size; a pattern reading the header overflowed the stack on it.
+    const hostile = `data:${";".repeat(14_000_000)}`;
+    const validation = validateCreateRequest({ prompt: "x", start_frame: hostile, end_frame: hostile });
+    expect(validation).toMatchObject({
+      success: false,
+      issues: [
+        { path: "start_frame", message: expect.stringContaining("image data URI") },
+        { path: "end_frame", message: expect.stringContaining("image data URI") },
+      ],
+    });
+  });
+
   it("refuses a body that is not an object with one issue", () => {
     expect(validateCreateRequest(Array.from({ length: 10_000 }, () => 0))).toEqual({
       success: false,
