@@ -49,7 +49,7 @@ function methodNotAllowed(method: string): Response {
       code: "METHOD_NOT_ALLOWED",
       message: `${method} is not allowed on a video; it takes ${VIDEO_METHODS}.`,
     },
-    { status: 405, headers: { Allow: VIDEO_METHODS } },
+    { status: 405, headers: { Allow: VIDEO_METHODS, ...NOSNIFF_HEADERS } },
   );
 }
 
