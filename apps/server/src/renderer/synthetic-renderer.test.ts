@@ -57,7 +57,7 @@ async function renderFile(
     { taskId: nextTaskId(), request: requestOf({ ...fields, aspect_ratio: aspectRatio }), aspectRatio },
     new AbortController().signal,
   );
-  return join(dir, videoKey);
+  return storage.pathOf(videoKey);
 }
 
 beforeAll(async () => {
@@ -216,7 +216,7 @@ describe("priority", () => {
         { taskId: nextTaskId(), request: requestOf({ prompt }), aspectRatio: "16:9" },
         new AbortController().signal,
       );
-      expect(await probeVideo(join(dir, videoKey))).toMatchObject({ codecName: "h264", frameCount: 12 });
+      expect(await probeVideo(storage.pathOf(videoKey))).toMatchObject({ codecName: "h264", frameCount: 12 });
     }
     expect((await readdir(join(dir, ".staging"))).filter((name) => name.endsWith(".mp4"))).toEqual([]);
   });

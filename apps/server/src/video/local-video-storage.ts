@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, copyFile, type FileHandle, open, readdir, rename, stat, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
 import { VIDEO_URL_TTL_MS } from "@genvideo/schema";
@@ -91,11 +91,15 @@ export class LocalVideoStorage implements ServedVideoStorage {
     return stagingFile(this.dir, this.keyForTask(taskId));
   }
 
+  /** Where `put` keeps a video: in its shard folder (two levels of the task id's first characters). */
+  pathOf(videoKey: string): string {
+    return join(this.dir, ...shardOf(videoKey), videoKey);
+  }
+
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
     const videoKey = this.keyForTask(taskId);
-    const folder = join(this.dir, ...shardOf(videoKey));
-    ensureDirectory(folder);
-    const target = join(folder, videoKey);
+    const target = this.pathOf(videoKey);
+    ensureDirectory(dirname(target));
     // The renderer (ffmpeg, a child) made the file under the process's umask.
     await chmod(sourcePath, PRIVATE_FILE_MODE);
     try {
@@ -118,7 +122,7 @@ export class LocalVideoStorage implements ServedVideoStorage {
   /** Where a video may be: in its shard, else flat in the directory (written by an earlier version). */
   #pathsOf(videoKey: string): string[] {
     if (!/^[A-Za-z0-9_-]{1,128}\.mp4$/.test(videoKey)) return [];
-    return [join(this.dir, ...shardOf(videoKey), videoKey), join(this.dir, videoKey)];
+    return [this.pathOf(videoKey), join(this.dir, videoKey)];
   }
 
   async stat(videoKey: string): Promise<StoredVideoInfo | undefined> {
