@@ -104,10 +104,29 @@ export async function startRegistry(directory: string): Promise<Registry> {
   }
 }
 
+/** How long Verdaccio may take from logging its address to accepting connections on it. */
+const READY_WITHIN_MS = 15_000;
+
+/**
+ * Verdaccio logs its address before its socket accepts: one CI run's first request was refused
+ * (ECONNREFUSED). Connection errors are retried until it answers, within a bound.
+ */
+async function fetchOnceListening(url: string, init: RequestInit): Promise<Response> {
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** What `npm adduser` does: npm asks for a login even where anyone may publish. */
 async function registerUser(url: string): Promise<string> {
   const name = "release-rehearsal";
-  const response = await fetch(`${url}/-/user/org.couchdb.user:${name}`, {
+  const response = await fetchOnceListening(`${url}/-/user/org.couchdb.user:${name}`, {
     method: "PUT",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ name, password: `rehearsal-${process.pid}-${Date.now()}` }),
