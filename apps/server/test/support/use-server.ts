@@ -13,7 +13,7 @@ interface UseServerOptions extends StartOptions {
    * delivery the server still makes on its way out meets a receiver already gone.
    */
   afterStop?: () => Promise<unknown> | unknown;
-  /** How long the start may take as a hook (vitest's hookTimeout otherwise). */
+  /** How long the start, and the stop, may each take as a hook (vitest's hookTimeout otherwise). */
   hookTimeoutMs?: number;
 }
 
@@ -46,7 +46,7 @@ export function useForFile<T extends object>({
     } finally {
       await afterStop?.();
     }
-  });
+  }, hookTimeoutMs);
   return new Proxy({} as T, {
     get(_target, key) {
       if (!started) throw new Error(`${name} starts in beforeAll; read it inside a test or a later hook`);
