@@ -85,9 +85,11 @@ async function manyAccounts(databaseUrl, count) {
 
 /**
  * Part 1 and 2 on a new database of `cluster`: `{ ceiling: {...}, scaling: {...} }`.
- * `rounds` alternations of `duration` seconds at `connections` connections.
+ * `rounds` alternations of `duration` seconds at `connections` connections, each
+ * load after `warmup` seconds of the same (none when 0); reads cycle through
+ * `readTargets` tasks.
  */
-export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connections }) {
+export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup, readTargets, connections }) {
   const first = await startGenvideo({ databaseUrl, role: "api" });
   const servers = [first];
   const ceiling = startProcess([join(here, "ceiling-server.mjs")], { DATABASE_URL: databaseUrl, PORT: "0" });
@@ -100,6 +102,7 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connect
       env: first.environment,
       auth,
       body: createBody,
+      count: readTargets,
     });
     const reads = {
       connections,
@@ -109,19 +112,23 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connect
       ),
     };
     const creates = { connections, ...post(auth) };
-    const measure = async (url, options) =>
-      (await loadAcross([url], { ...options, duration })).requestsPerSecond;
-    for (const url of [ceilingUrl, first.url]) {
-      await loadAcross([url], { ...reads, duration: 1 });
-      await loadAcross([url], { ...creates, duration: 1 });
+    let failures = 0;
+    const measure = async (urls, options) => {
+      const load = await loadAcross(urls, { ...options, duration });
+      failures += load.failures;
+      return load.requestsPerSecond;
+    };
+    for (const url of warmup > 0 ? [ceilingUrl, first.url] : []) {
+      await loadAcross([url], { ...reads, duration: warmup });
+      await loadAcross([url], { ...creates, duration: warmup });
     }
     const rows = [];
     for (let round = 0; round < rounds; round++) {
       const row = {
-        ceilingStatus: await measure(ceilingUrl, reads),
-        status: await measure(first.url, reads),
-        ceilingCreates: await measure(ceilingUrl, creates),
-        creates: await measure(first.url, creates),
+        ceilingStatus: await measure([ceilingUrl], reads),
+        status: await measure([first.url], reads),
+        ceilingCreates: await measure([ceilingUrl], creates),
+        creates: await measure([first.url], creates),
       };
       console.error(`  ceiling round ${round + 1}: ${JSON.stringify(row)}`);
       rows.push(row);
@@ -136,9 +143,9 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connect
       ["two", () => servers.map((server) => server.url)],
     ]) {
       if (name === "two") servers.push(await startGenvideo({ databaseUrl, role: "api" }));
-      await loadAcross(urls(), { ...creates, duration: 1 });
-      scaling[name].oneAccount = (await loadAcross(urls(), { ...creates, duration })).requestsPerSecond;
-      scaling[name].manyAccounts = (await loadAcross(urls(), { ...spread, duration })).requestsPerSecond;
+      if (warmup > 0) await loadAcross(urls(), { ...creates, duration: warmup });
+      scaling[name].oneAccount = await measure(urls(), creates);
+      scaling[name].manyAccounts = await measure(urls(), spread);
       console.error(`  creates, ${name} API process(es): ${JSON.stringify(scaling[name])}`);
     }
     return {
@@ -146,6 +153,8 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, connect
       statusRatio: median(rows.map((row) => row.status / row.ceilingStatus)),
       createRatio: median(rows.map((row) => row.creates / row.ceilingCreates)),
       scaling,
+      // Non-2xx answers and errors of every load: figures measured over failures mean nothing.
+      failures,
     };
   } finally {
     await Promise.all([ceiling.stop(), ...servers.map((server) => server.stop())]);

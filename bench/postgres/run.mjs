@@ -10,7 +10,8 @@
 //    processes, against graphile-worker runners (as many, same concurrency)
 //    draining as many no-op jobs on the same cluster. The queue is filled while
 //    the workers are held (SIGSTOP), then all are let go at once; the figure is
-//    the drain. Target: genvideo at least 50% of graphile-worker's jobs/s.
+//    the drain. Targets: genvideo at least graphile-worker's jobs/s with videos
+//    in memory, and at least 60% of it with videos on disk.
 //    genvideo drains twice, its workers' videos on disk (the temp folder) and
 //    in memory (a tmpfs): a task stores a file, a no-op job does not, and on
 //    some file systems creating that file costs more than the queue around it
@@ -18,6 +19,11 @@
 // 3. The API against its ceiling, bare Hono + pg on the same database, and
 //    creates with one and two API processes on one account and on many (see
 //    ceiling.mjs).
+//
+// `--smoke`: every part once, tiny (one round of half a second, 100 tasks, one
+// worker process, no warm-ups), in a few seconds: that the benchmark still runs
+// end to end (CI runs it so). No figure is judged; it fails only when a part
+// fails (a request or a drain that errs).
 //
 // Rendering is not what is measured: the fixture renderer (a fixed tiny MP4) and
 // prompts with `[[delay:0s]]` (no service time), so a task is due the moment a
@@ -28,6 +34,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { startPostgresCluster } from "@genvideo/server/testing/postgres";
 import { makeWorkerUtils } from "graphile-worker";
 import pg from "pg";
@@ -46,15 +53,24 @@ import {
 } from "./cluster-processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
+const SMOKE = parseArgs({ options: { smoke: { type: "boolean", default: false } } }).values.smoke;
+const setting = (name, full, smoke) => process.env[name] ?? (SMOKE ? smoke : full);
+const DURATION_S = Number(setting("BENCH_DURATION", 4, 0.5));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const TASKS = Number(process.env.BENCH_TASKS ?? 2000);
+const TASKS = Number(setting("BENCH_TASKS", 2000, 100));
+/** Tasks created for status reads to cycle through. */
+const READ_TARGETS = SMOKE ? 20 : 200;
 const CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 10);
-const WORKER_COUNTS = (process.env.BENCH_WORKER_COUNTS ?? "1,2,4").split(",").map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WORKER_COUNTS = String(setting("BENCH_WORKER_COUNTS", "1,2,4", "1"))
+  .split(",")
+  .map(Number);
+const ROUNDS = Number(setting("BENCH_ROUNDS", 3, 1));
+/** Seconds of load before each measured one, so connections and prepared statements exist. */
+const WARMUP_S = SMOKE ? 0 : 1;
 /** `api`, `workers`, `ceiling` or all three (default): run part of the benchmark while working on it. */
 const PARTS = (process.env.BENCH_PARTS ?? "api,workers,ceiling").split(",");
-const TARGET = 0.5;
+/** Share of graphile-worker's rate a drain should reach, by where its videos are. */
+const TARGETS = { memory: 1, disk: 0.6 };
 /**
  * A tmpfs for the second drain, where a video file costs what the queue around
  * it costs to the kernel and no more. On a file system whose file creation is
@@ -67,7 +83,8 @@ const TARGET = 0.5;
 const MEMORY_ROOT = ["/dev/shm"].find((folder) => existsSync(folder));
 /** A drain's rate as a share of graphile-worker's, and whether it meets the target. */
 const percentOf = (drain, graphile) => `${((drain.tasksPerSecond / graphile) * 100).toFixed(0)}%`;
-const verdict = (drain, graphile) => (drain.tasksPerSecond / graphile >= TARGET ? "met" : "MISSED");
+const verdict = (drain, graphile, where) =>
+  drain.tasksPerSecond / graphile >= TARGETS[where] ? "met" : "MISSED";
 const post = (headers = {}) => ({
   method: "POST",
   headers: { ...auth, "content-type": "application/json", ...headers },
@@ -106,10 +123,10 @@ function countingPool(databaseUrl) {
 /** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
 async function measureApi(urls, statusPaths) {
   const reads = { connections: CONNECTIONS, requests: cycling(statusPaths, auth) };
-  await loadAcross(urls, { ...reads, duration: 1 });
+  if (WARMUP_S > 0) await loadAcross(urls, { ...reads, duration: WARMUP_S });
   const status = await loadAcross(urls, { ...reads, duration: DURATION_S });
   const creates = { connections: CONNECTIONS, ...post(), body: createBody, path: "/api/gen/generate" };
-  await loadAcross(urls, { ...creates, duration: 1 });
+  if (WARMUP_S > 0) await loadAcross(urls, { ...creates, duration: WARMUP_S });
   const created = await loadAcross(urls, { ...creates, duration: DURATION_S });
   const row = { status: status.requestsPerSecond, creates: created.requestsPerSecond };
   if (status.failures + created.failures > 0) row.failures = status.failures + created.failures;
@@ -125,6 +142,7 @@ async function seed(server) {
     env: server.environment,
     auth,
     body: createBody,
+    count: READ_TARGETS,
   });
   const finished = async () => {
     let open = 0;
@@ -283,6 +301,8 @@ async function main() {
           databaseUrl: await benchDatabase(cluster),
           rounds: ROUNDS,
           duration: DURATION_S,
+          warmup: WARMUP_S,
+          readTargets: READ_TARGETS,
           connections: CONNECTIONS,
         })
       : undefined;
@@ -327,10 +347,10 @@ function report(api, drains, loadBefore, ceiling) {
   if (drains.length > 0) {
     console.log(
       `Workers: ${TASKS} queued tasks (jobs) drained, concurrency ${CONCURRENCY} per process, fixture renderer, no callbacks; ` +
-        `videos on disk (${tmpdir()}) and in memory (${MEMORY_ROOT ?? "no tmpfs found"}); target: genvideo >= 50% of graphile-worker`,
+        `videos on disk (${tmpdir()}) and in memory (${MEMORY_ROOT ?? "no tmpfs found"}); targets: genvideo >= ${TARGETS.memory * 100}% of graphile-worker in memory, >= ${TARGETS.disk * 100}% on disk`,
     );
-    const share = (drain, graphile) =>
-      drain ? `${percentOf(drain, graphile)} ${verdict(drain, graphile)}` : "n/a";
+    const share = (drain, graphile, where) =>
+      drain ? `${percentOf(drain, graphile)} ${verdict(drain, graphile, where)}` : "n/a";
     console.log(
       textTable([
         [
@@ -347,10 +367,10 @@ function report(api, drains, loadBefore, ceiling) {
           String(row.processes),
           String(row.graphile),
           String(row.onDisk.tasksPerSecond),
-          share(row.onDisk, row.graphile),
+          share(row.onDisk, row.graphile, "disk"),
           String(row.onDisk.cpuMsPerTask ?? "n/a"),
           row.inMemory ? String(row.inMemory.tasksPerSecond) : "n/a",
-          share(row.inMemory, row.graphile),
+          share(row.inMemory, row.graphile, "memory"),
           String(row.inMemory?.cpuMsPerTask ?? "n/a"),
         ]),
       ]),
@@ -372,7 +392,7 @@ function report(api, drains, loadBefore, ceiling) {
       ["disk", row.onDisk],
       ["memory", row.inMemory],
     ]) {
-      if (drain && verdict(drain, row.graphile) === "MISSED") {
+      if (drain && verdict(drain, row.graphile, where) === "MISSED") {
         console.log(
           `MISSED: ${row.processes} worker process(es), videos on ${where}, at ` +
             `${percentOf(drain, row.graphile)} of graphile-worker`,
@@ -382,6 +402,13 @@ function report(api, drains, loadBefore, ceiling) {
   }
   for (const [name, row] of apiRows.filter(([, row]) => row.failures)) {
     console.log(`warning: ${name}: ${row.failures} failed requests`);
+  }
+  if (ceiling?.failures) console.log(`warning: against the ceiling: ${ceiling.failures} failed requests`);
+  if (SMOKE) {
+    // A smoke run proves the benchmark runs, not what the machine does: nothing is kept.
+    const failed = apiRows.some(([, row]) => row.failures) || Boolean(ceiling?.failures);
+    process.exitCode = failed ? 1 : 0;
+    return;
   }
   mkdirSync(join(here, "../results"), { recursive: true });
   writeFileSync(
