@@ -1,7 +1,9 @@
-// Round trips and transactions per API request on PostgreSQL, counted at the
-// driver (every `pg` query is one round trip): a change that adds one to a
-// create, a status read or an authenticated request fails here, whatever the
-// machine's speed. Today's counts are in docs/operating.md#statements-per-request.
+// Round trips and transactions per API request and per worker step on
+// PostgreSQL, counted at the driver (every `pg` query is one round trip): a
+// change that adds one to a create, a status read, an authenticated request,
+// a worker's claim or its completions fails here, whatever the machine's
+// speed. Today's counts are in docs/operating.md#statements-per-request.
+import { manualClock } from "@genvideo/engine";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres-store.js";
@@ -86,6 +88,75 @@ describePostgres("PostgreSQL round trips per request", () => {
       expect([status.statements.length, status.transactions]).toEqual([1, 0]);
       const account = await count("GET", "/api/gen/account");
       expect([account.statements.length, account.transactions]).toEqual([2, 0]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("pins a worker's claim and the completion of renders that ended together", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      const clock = manualClock();
+      const renders: (() => void)[] = [];
+      const renderer = {
+        render: (job: { taskId: string }) =>
+          new Promise<{ videoKey: string }>((resolve) => {
+            renders.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` }));
+          }),
+      };
+      // The server's PostgreSQL settings: sweeps for others' work every 250 ms, not every tick.
+      const config = { workerConcurrency: 10, sweepIntervalMs: 250, generationMs: 1_000 };
+      const { engine, count, countWork } = await countingEngine(store, recorded, undefined, {
+        renderer,
+        config,
+        clock,
+      });
+      // Once a minute or rarer, not per claim: the idempotency sweep and the keys' "last used" times.
+      await engine.tick();
+      const taskIds: string[] = [];
+      for (let index = 0; index < 4; index++) {
+        const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+        taskIds.push((created.body as { task_id: string }).task_id);
+      }
+      await engine.flushKeyUsage();
+      clock.advance(config.sweepIntervalMs);
+      // A tick that sweeps and claims: expired leases (none, one read), the claim of all four in one
+      // statement, the sweeps for others' due and overdue tasks, the webhook outbox's read.
+      const claim = await countWork(() => engine.tick());
+      expect(renders).toHaveLength(4);
+      expect(claim).toEqual({
+        statements: [
+          'select "id" from "tasks" where "state" = \'proces',
+          'with "candidates" as (select "id" from "tasks" w',
+          'select "tasks".*, "task_requests"."request" as "',
+          'select "tasks".*, "task_requests"."request" as "',
+          'select "id" from "webhook_events" where "state"',
+        ],
+        transactions: 0,
+      });
+      // A tick between sweeps, slots free and nothing due: a claim (it finds none) and the outbox's read.
+      clock.advance(config.sweepIntervalMs / 2);
+      const between = await countWork(() => engine.tick());
+      expect(between).toEqual({
+        statements: [
+          'with "candidates" as (select "id" from "tasks" w',
+          'select "id" from "webhook_events" where "state"',
+        ],
+        transactions: 0,
+      });
+      // Their generation time over, the four renders end together: UPDATEs without BEGIN complete
+      // them (the first alone, as nothing waits yet; the three that ended meanwhile together).
+      clock.advance(config.generationMs);
+      const completed = await countWork(async () => {
+        for (const finish of renders) finish();
+        await engine.idle();
+      });
+      const update = 'update "tasks" set "state" = $1, "progress" = $2';
+      expect(completed).toEqual({ statements: [update, update], transactions: 0 });
+      expect(await store.transaction((tx) => tx.countTasks())).toBe(4);
+      const states: unknown[] = [];
+      for (const id of taskIds) states.push((await count("GET", `/api/gen/status/${id}`)).body);
+      expect(states).toEqual(taskIds.map(() => expect.objectContaining({ status: "completed" })));
     } finally {
       await store.close();
     }

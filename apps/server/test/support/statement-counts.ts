@@ -5,7 +5,15 @@
  * engine runs without its worker loop or timers, so nothing else queries
  * while a request is counted.
  */
-import { createEngine, type EngineObserver, manualClock, type Store } from "@genvideo/engine";
+import {
+  createEngine,
+  type EngineConfigInput,
+  type EngineObserver,
+  type ManualClock,
+  manualClock,
+  type Renderer,
+  type Store,
+} from "@genvideo/engine";
 import { combineObservers } from "../../src/telemetry/combine-observers.js";
 import { createServerMetrics } from "../../src/telemetry/metrics.js";
 import { tracedStore, tracingObserver } from "../../src/telemetry/traced-ports.js";
@@ -47,18 +55,21 @@ export function withTelemetry(store: Store): { store: Store; observer: EngineObs
 /**
  * An engine on `store` (rate limits off: limiters are not the store's) with a
  * funded default account, and `count(request)`: the statements `recorded`
- * saw while the request ran. `observer`: see `withTelemetry`.
+ * saw while the request ran. `observer`: see `withTelemetry`. `worker`: the
+ * renderer, settings and clock a test of the worker's statements drives
+ * (`countWork`).
  */
 export async function countingEngine(
   store: Store,
   recorded: { statements: string[] | undefined },
   observer?: EngineObserver,
+  worker: { renderer?: Renderer; config?: EngineConfigInput; clock?: ManualClock } = {},
 ) {
   const engine = createEngine({
     ...(observer ? { observer } : {}),
     store,
-    clock: manualClock(),
-    renderer: {
+    clock: worker.clock ?? manualClock(),
+    renderer: worker.renderer ?? {
       render: async () => {
         throw new Error("no renders while statements are counted");
       },
@@ -67,7 +78,7 @@ export async function countingEngine(
     sender: {
       send: async () => ({ ok: false, statusCode: null, error: "no webhooks here", durationMs: 0 }),
     },
-    config: { rateLimits: { enabled: false } },
+    config: { ...worker.config, rateLimits: { enabled: false } },
   });
   await engine.admin.bootstrap({ apiKey: API_KEY });
   const [account] = await engine.admin.listAccounts();
@@ -89,5 +100,16 @@ export async function countingEngine(
       recorded.statements = undefined;
     }
   }
-  return { engine, count };
+  /** The statements `work` (a worker's tick, its renders' completions) sent, as `count` says them. */
+  async function countWork(work: () => Promise<unknown>): Promise<Omit<Counted, "status" | "body">> {
+    recorded.statements = [];
+    try {
+      await work();
+      const statements = recorded.statements.map(shortStatement);
+      return { statements, transactions: statements.filter((sql) => /^begin\b/i.test(sql)).length };
+    } finally {
+      recorded.statements = undefined;
+    }
+  }
+  return { engine, count, countWork };
 }
