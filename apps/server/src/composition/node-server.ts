@@ -10,6 +10,7 @@
  * (renders, timeouts, webhooks, retention) and answers only /healthz and
  * /readyz, for its orchestrator.
  */
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { createEngine, type Engine, type Renderer } from "@genvideo/engine";
@@ -20,6 +21,7 @@ import { ConfigError, defaultPublicUrl, type ServerConfig } from "../config.js";
 import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { clientAddressResolver } from "../http/client-address.js";
+import { answerClientErrors } from "../http/client-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer } from "../renderer/synthetic-renderer.js";
@@ -117,6 +119,7 @@ export async function startNodeServer(
     serverOptions: { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS },
   });
   answerHalfClosedConnections(server);
+  answerClientErrors(server as HttpServer);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);

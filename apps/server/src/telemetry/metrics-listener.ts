@@ -5,8 +5,10 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { NOSNIFF_HEADERS } from "@genvideo/engine";
 import type { Registry } from "prom-client";
 import { ConfigError } from "../config/parsers.js";
+import { answerClientErrors } from "../http/client-error.js";
 
 export interface MetricsListener {
   /** `http://host:port/metrics`, with the port bound (for GENVIDEO_METRICS_PORT=0). */
@@ -23,21 +25,24 @@ export async function startMetricsListener(
     const path = request.url?.split("?")[0];
     if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
       response
-        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8", ...NOSNIFF_HEADERS })
         .end("Not found: try /metrics\n");
       return;
     }
     registry.metrics().then(
       (text) => {
-        response.writeHead(200, { "content-type": registry.contentType });
+        response.writeHead(200, { "content-type": registry.contentType, ...NOSNIFF_HEADERS });
         response.end(request.method === "HEAD" ? undefined : text);
       },
       (error: unknown) => {
         onError(error);
-        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("metrics failed\n");
+        response
+          .writeHead(500, { "content-type": "text/plain; charset=utf-8", ...NOSNIFF_HEADERS })
+          .end("metrics failed\n");
       },
     );
   });
+  answerClientErrors(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);
