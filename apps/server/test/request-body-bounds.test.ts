@@ -32,6 +32,30 @@ const PEAK_GROWTH_BOUND = 768 * MEBIBYTE;
 /** Generous on a busy machine; reading and parsing 54 MiB takes about a second here. */
 const PROMPT_MS = 30_000;
 
+/**
+ * The longest a /healthz may wait behind the largest valid create. Its passes over the body took
+ * 1 to 7 s in one block on a busy machine (no request answered meanwhile); with the event loop let
+ * in between them, the longest wait there was 1.2 to 2.1 s (about 0.4 s on an idle one).
+ */
+const HEALTHZ_WAIT_MS = 5_000;
+
+/** Asks /healthz over and over until stopped; `waits` are the times each answer took, in ms. */
+function pollHealthz(): { stop: () => void; waits: Promise<number[]> } {
+  let stopped = false;
+  const waits = (async () => {
+    const times: number[] = [];
+    while (!stopped) {
+      const started = performance.now();
+      const response = await server.fetch("/healthz");
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      times.push(performance.now() - started);
+    }
+    return times;
+  })();
+  return { stop: () => (stopped = true), waits };
+}
+
 /** The server's peak resident set so far (VmHWM), in bytes. */
 function peakResidentBytes(): number {
   const status = readFileSync(`/proc/${server.child.pid}/status`, "utf8");
@@ -157,8 +181,13 @@ describe("create bodies at the size limit", () => {
     expect(Buffer.byteLength(largest)).toBeLessThanOrEqual(LIMIT);
     expect(LIMIT - Buffer.byteLength(largest)).toBeLessThan(MEBIBYTE);
     const before = peakResidentBytes();
-    const created = await create(largest);
+    const polling = pollHealthz();
+    const created = await create(largest).finally(() => polling.stop());
     expect(created.status, created.text).toBe(200);
+    // The create's passes over 53 MiB let other requests in between: /healthz kept being answered.
+    const waits = await polling.waits;
+    expect(waits.length).toBeGreaterThan(1);
+    expect(Math.max(...waits), "the longest /healthz wait during the create").toBeLessThan(HEALTHZ_WAIT_MS);
     expect(JSON.parse(created.text)).toMatchObject({ success: true, message: "Task created" });
     expect(peakResidentBytes() - before).toBeLessThan(PEAK_GROWTH_BOUND);
 

@@ -45,7 +45,9 @@ export class KyselyTaskQueries extends QueryGroup {
   /** A small request goes in the task row; a large one (images) in `task_requests`. */
   async insertTask(task: TaskRecord): Promise<void> {
     const request = JSON.stringify(task.request);
-    const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
+    // Told by its length first: a UTF-8 byte count of a request of images is a pass over megabytes.
+    const inline =
+      request.length <= INLINE_REQUEST_BYTES && Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
     const row = { ...taskToRow(task), request: inline ? request : null };
     const columns = Object.keys(row).sort() as (keyof typeof row)[];
     const query = this.cached(

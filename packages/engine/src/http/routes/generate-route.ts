@@ -8,6 +8,7 @@ import { ApiError } from "../api-error.js";
 import { asInsufficientCredits, idempotencyKeyOf, idempotencyRefusal } from "../create-refusals.js";
 import { validateCreateRequest } from "../create-request-validation.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
+import { nextEventLoopTurn } from "../event-loop-turn.js";
 import { jsonResponse } from "../json-response.js";
 import { readJsonBody } from "../read-json-body.js";
 
@@ -15,14 +16,16 @@ import { readJsonBody } from "../read-json-body.js";
  * `POST /api/gen/generate`. Checks run cheapest first: media type, size,
  * JSON, the Idempotency-Key's shape, fields; then the key's history (so an
  * invalid body gets its 400 even with a used key, and is never remembered),
- * the callback target (may resolve DNS), and credits in the creating transaction.
+ * the callback target (may resolve DNS), and credits in the creating transaction. A large body
+ * (reference images) lets the event loop in between those passes, as while reading it.
  */
 export function generateRoute(services: HttpServices): Handler<EngineEnv> {
   const { store, clock, config, observer } = services;
   return async (c) => {
     const accountId = c.get("caller").accountId;
-    const body = await readJsonBody(c.req.raw, config.maxBodyBytes);
+    const { value: body, large } = await readJsonBody(c.req.raw, config.maxBodyBytes);
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
+    if (large) await nextEventLoopTurn();
     const validation = validateCreateRequest(body);
     if (!validation.success) {
       throw new ApiError("INVALID_REQUEST", validationMessage(validation.issues, validation.total), {
@@ -30,6 +33,7 @@ export function generateRoute(services: HttpServices): Handler<EngineEnv> {
       });
     }
     const request = validation.data;
+    if (large) await nextEventLoopTurn();
 
     if (idempotencyKey !== undefined) {
       const start = await startIdempotent(
