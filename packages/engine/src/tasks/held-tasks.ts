@@ -33,6 +33,14 @@ export interface HeldTasksDependencies {
 export class HeldTasks {
   readonly #deps: HeldTasksDependencies;
   readonly #tasks = new Map<string, HeldTask>();
+  /** Held tasks whose lease ran out by its own timer, until they are forgotten. */
+  readonly #ranOut = new Set<string>();
+  /**
+   * No held lease runs out before this (service time), as far as the last pass and the holds since
+   * know: until half a lease before it, a renewal has nothing to do and skips the pass over every
+   * held task (a backlog of tasks that need no render can hold thousands).
+   */
+  #earliestExpiry = Number.POSITIVE_INFINITY;
 
   constructor(deps: HeldTasksDependencies) {
     this.#deps = deps;
@@ -40,8 +48,13 @@ export class HeldTasks {
 
   /** Holds a task just claimed, due to end at `dueAt`. */
   hold(task: TaskRecord, now: number, dueAt: number): void {
-    this.#tasks.get(task.id)?.dispose();
-    this.#tasks.set(task.id, new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt));
+    this.forget(task.id);
+    const held = new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt);
+    this.#tasks.set(task.id, held);
+    this.#earliestExpiry = Math.min(this.#earliestExpiry, held.leaseExpiresAt);
+    held.signal.addEventListener("abort", () => {
+      if (this.#tasks.get(task.id) === held) this.#ranOut.add(task.id);
+    });
   }
 
   /**
@@ -78,6 +91,7 @@ export class HeldTasks {
   forget(id: string): void {
     this.#tasks.get(id)?.dispose();
     this.#tasks.delete(id);
+    this.#ranOut.delete(id);
   }
 
   /**
@@ -114,11 +128,17 @@ export class HeldTasks {
     const { store, workerId, leaseMs } = this.#deps;
     // Run out by the lease's own timer, on a clock that runs by itself. A clock moved by hand (the
     // mock, where one process holds everything) jumps past leases at will and renews them after.
-    const ranOut = [...this.#tasks].filter(([, held]) => held.signal.aborted).map(([id]) => id);
-    const live = [...this.#tasks].filter(([, held]) => !held.signal.aborted);
+    const ranOut = [...this.#ranOut];
+    if (now <= this.#earliestExpiry - leaseMs / 2) return ranOut;
+    const live: [string, HeldTask][] = [];
+    for (const entry of this.#tasks) if (!entry[1].signal.aborted) live.push(entry);
     const taken = await renewHalfSpentLeases(store, live, now, leaseMs, (tx, id, leaseExpiresAt) =>
       tx.transitionTask(id, ["processing"], { leaseExpiresAt }, workerId),
     );
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const held of this.#tasks.values())
+      if (!held.signal.aborted) earliest = Math.min(earliest, held.leaseExpiresAt);
+    this.#earliestExpiry = earliest;
     return [...ranOut, ...taken];
   }
 
@@ -128,6 +148,7 @@ export class HeldTasks {
     const held = [...this.#tasks.keys()];
     for (const task of this.#tasks.values()) task.dispose();
     this.#tasks.clear();
+    this.#ranOut.clear();
     await store.transaction(async (tx) => {
       for (const id of held) await tx.transitionTask(id, ["processing"], releasedPatch(), workerId);
     });
