@@ -280,8 +280,20 @@ export interface StoreTransaction {
     patch: Partial<Omit<TaskRecord, "id" | "accountId" | "request">>,
     leaseOwner?: string,
   ): Promise<string[]>;
-  /** Claims up to `limit` queued tasks (oldest first) for `owner` until `leaseExpiresAt`, moving them to processing. */
-  claimQueuedTasks(owner: string, limit: number, now: number, leaseExpiresAt: number): Promise<TaskRecord[]>;
+  /**
+   * Claims up to `limit` queued tasks (oldest first) for `owner` until `leaseExpiresAt`, moving them
+   * to processing. At most `renderLimit` of them (default: `limit`) may need a render, that is have
+   * no video yet and no scenario failure: the claim stops, in creation order, before the task that
+   * would be one too many. So a worker with two free render slots takes a backlog of tasks that
+   * need none (scenario failures, kept videos) in one statement, not two at a time.
+   */
+  claimQueuedTasks(
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+    renderLimit?: number,
+  ): Promise<TaskRecord[]>;
   /**
    * Hands processing tasks whose lease ran out at or before `now` (their worker died or froze)
    * back to the queue, up to `limit`, the longest expired first; returns how many. The expiry is

@@ -48,8 +48,8 @@ export function createStoreTransaction(context: QueryContext): StoreTransaction 
     transitionTask: (id, from, patch, leaseOwner) => tasks.transitionTask(id, from, patch, leaseOwner),
     transitionTasks: (changes, from, patch, leaseOwner) =>
       tasks.transitionTasks(changes, from, patch, leaseOwner),
-    claimQueuedTasks: (owner, limit, now, leaseExpiresAt) =>
-      tasks.claimQueuedTasks(owner, limit, now, leaseExpiresAt),
+    claimQueuedTasks: (owner, limit, now, leaseExpiresAt, renderLimit) =>
+      tasks.claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit),
     releaseExpiredLeases: (now, limit) => tasks.releaseExpiredLeases(now, limit),
     listOverdueTasks: (now, limit) => tasks.listOverdueTasks(now, limit),
     listDueCompletions: (now, limit) => tasks.listDueCompletions(now, limit),

@@ -157,9 +157,10 @@ export class KyselyTaskQueries extends QueryGroup {
     limit: number,
     now: number,
     leaseExpiresAt: number,
+    renderLimit: number = limit,
   ): Promise<TaskRecord[]> {
     if (limit <= 0) return [];
-    // Compiled once: owner, lease end, time and limit are filled in per claim.
+    // Compiled once: owner, lease end, time and both limits are filled in per claim.
     const claim = {
       state: "processing",
       lease_owner: slot(0),
@@ -167,28 +168,29 @@ export class KyselyTaskQueries extends QueryGroup {
       updated_at: slotNumber(2),
       started_at: slotNumber(2),
     } as const;
+    const oldestQueued = (db: QueryCreator<Database>) =>
+      db
+        .selectFrom("tasks")
+        .select(["id", "created_at", "video_key", "scenario_fail"])
+        .where("state", "=", QUEUED)
+        .orderBy("created_at")
+        .orderBy("id")
+        .limit(slotNumber(3));
     const query = this.cached(
       "claimQueuedTasks",
       () =>
         this.context.rowLocks
           ? // PostgreSQL: the candidates are locked in a CTE, so the planner can never lock more rows than the
             // limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not waited for.
+            // A window function may not share a level with FOR UPDATE: the count of renders is a CTE of its own.
             this.db
-              .with("candidates", (db) =>
-                db
-                  .selectFrom("tasks")
-                  .select("id")
-                  .where("state", "=", QUEUED)
-                  .orderBy("created_at")
-                  .orderBy("id")
-                  .limit(slotNumber(3))
-                  .forUpdate()
-                  .skipLocked(),
-              )
+              .with("locked", (db) => oldestQueued(db).forUpdate().skipLocked())
+              .with("candidates", (db) => db.selectFrom("locked").select(["id", rendersSoFar]))
               .updateTable("tasks")
               .set(claim)
               .from("candidates")
               .whereRef("tasks.id", "=", "candidates.id")
+              .where("candidates.renders", "<=", slotNumber(4))
               .returningAll("tasks")
           : this.db
               .updateTable("tasks")
@@ -197,16 +199,18 @@ export class KyselyTaskQueries extends QueryGroup {
                 "id",
                 "in",
                 this.db
-                  .selectFrom("tasks")
+                  .selectFrom(
+                    this.db
+                      .selectFrom(oldestQueued(this.db).as("queued"))
+                      .select(["id", rendersSoFar])
+                      .as("candidates"),
+                  )
                   .select("id")
-                  .where("state", "=", QUEUED)
-                  .orderBy("created_at")
-                  .orderBy("id")
-                  .limit(slotNumber(3)),
+                  .where("renders", "<=", slotNumber(4)),
               )
               .where("state", "=", "queued")
               .returningAll(),
-      [owner, leaseExpiresAt, now, limit],
+      [owner, leaseExpiresAt, now, limit, renderLimit],
     );
     const rows = await this.rows<TaskRow>(query);
     if (this.context.loadRequest) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
@@ -325,6 +329,16 @@ export class KyselyTaskQueries extends QueryGroup {
     return Number(row?.count ?? 0);
   }
 }
+
+/**
+ * How many of the candidates up to this one, in creation order, may need a render (no video yet, no
+ * scenario failure): a claim takes those whose count is within its render limit, and so stops before
+ * the first task one render too many. Computed over the limited candidates only, never the backlog.
+ */
+const rendersSoFar =
+  sql<number>`sum(case when video_key is null and scenario_fail is null then 1 else 0 end) over (order by created_at, id)`.as(
+    "renders",
+  );
 
 /** A slot where Kysely's types want a number (a LIMIT): the value is filled in per call. */
 const slotNumber = (index: number) => slot(index) as unknown as number;

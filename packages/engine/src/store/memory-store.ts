@@ -12,6 +12,7 @@ import type {
   WebhookEventRecord,
   WebhookSecretRecord,
 } from "../ports.js";
+import { mayNeedRender } from "../tasks/scenario.js";
 import { assertTransactionOpen } from "./transaction-guard.js";
 import { byCreation, copy, undoableWrites } from "./undo-journal.js";
 
@@ -244,20 +245,22 @@ function memoryTransaction(
       }
       return changed;
     },
-    async claimQueuedTasks(owner, limit, now, leaseExpiresAt) {
+    async claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit = limit) {
       guard();
-      const claimed = [...tables.tasks.values()]
+      const queued = [...tables.tasks.values()]
         .filter((task) => task.state === "queued")
         .sort(byCreation)
-        .slice(0, Math.max(0, limit))
-        .map((task) => ({
-          ...task,
-          state: "processing" as const,
-          leaseOwner: owner,
-          leaseExpiresAt,
-          startedAt: now,
-          updatedAt: now,
-        }));
+        .slice(0, Math.max(0, limit));
+      let renders = 0;
+      const stop = queued.findIndex((task) => mayNeedRender(task) && ++renders > renderLimit);
+      const claimed = queued.slice(0, stop === -1 ? queued.length : stop).map((task) => ({
+        ...task,
+        state: "processing" as const,
+        leaseOwner: owner,
+        leaseExpiresAt,
+        startedAt: now,
+        updatedAt: now,
+      }));
       for (const task of claimed) put(tables.tasks, task.id, task);
       return claimed.map(copy);
     },

@@ -1,6 +1,6 @@
 import { FAILURE_CATALOG, FAILURE_CODES, type FinishFailureCode } from "@genvideo/schema";
 import { parseDuration } from "../duration.js";
-import type { TaskScenario } from "../ports.js";
+import type { TaskRecord, TaskScenario } from "../ports.js";
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -59,4 +59,13 @@ function containsWord(text: string, word: string): boolean {
   const trimmed = word.trim();
   if (trimmed === "") return false;
   return new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(trimmed)}(?![\\p{L}\\p{N}])`, "iu").test(text);
+}
+
+/**
+ * Whether a claim counts a task against its render limit (`Store.claimQueuedTasks`): it has no video
+ * yet and its scenario does not fail it. A [[timeout]] task counts although it is never rendered,
+ * so the stores' SQL reads two columns only; the worker claims again while slots stay free.
+ */
+export function mayNeedRender(task: Pick<TaskRecord, "videoKey" | "scenario">): boolean {
+  return task.videoKey === null && !task.scenario.fail;
 }

@@ -7,7 +7,7 @@ import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { CompletionBatch } from "./completion-batch.js";
 import { HeldTasks, leaseOf } from "./held-tasks.js";
 import { type CompletedVideo, completeTask, failTask, taskEndedEvent } from "./lifecycle.js";
-import { finishAtOf } from "./scenario.js";
+import { finishAtOf, mayNeedRender } from "./scenario.js";
 
 /** What one pass of the task worker did. */
 export interface TaskWorkReport {
@@ -109,9 +109,9 @@ export class TaskWorker {
           report.rendersStarted++;
         }
       }
-      // Tasks that need no render ([[timeout]], scenario failures, a video kept
-      // from an earlier claim) took no slot: claim again to fill the slots.
-      if (claimed.length < slots || claimed.every(needsRender)) break;
+      // Claim again while slots are free if this claim may have stopped short: it came back full, or
+      // it counted a [[timeout]] task, which takes no slot, against its render limit.
+      if (claimed.length < BATCH && claimed.filter(mayNeedRender).length < slots) break;
     }
     return report;
   }
@@ -191,11 +191,16 @@ export class TaskWorker {
     await this.#held.releaseAll();
   }
 
-  async #claim(now: number, limit: number): Promise<TaskRecord[]> {
+  /**
+   * Claims as many queued tasks as `slots` renders allow, in creation order: those that need no
+   * render ([[timeout]], scenario failures, a video kept from an earlier claim) take no slot, so a
+   * backlog of them goes a batch per statement, not a slot's worth.
+   */
+  async #claim(now: number, slots: number): Promise<TaskRecord[]> {
     const { store, workerId, config } = this.#deps;
     // The claim is one statement: on PostgreSQL it runs in autocommit, one round trip.
     const claimed = await store.transaction(
-      (tx) => tx.claimQueuedTasks(workerId, limit, now, now + config.leaseMs),
+      (tx) => tx.claimQueuedTasks(workerId, BATCH, now, now + config.leaseMs, slots),
       { singleWrite: true },
     );
     // Set at creation; written here only for a task released back to the queue (or created by a

@@ -29,6 +29,27 @@ export function claimsAndLeases(current: () => Store): void {
     expect((await store.transaction((tx) => tx.getTask("t-a")))?.leaseOwner).toBe("w1");
   });
 
+  it("claims past tasks that need no render, stopping before one render too many", async () => {
+    const store = current();
+    const failing = { scenario: { fail: "UNSAFE_CONTENT" as const } };
+    await store.transaction(async (tx) => {
+      await tx.insertTask(taskRecord("t-1", { createdAt: T0 + 1 }));
+      await tx.insertTask(taskRecord("t-2", { createdAt: T0 + 2, ...failing }));
+      await tx.insertTask(taskRecord("t-3", { createdAt: T0 + 3, videoKey: "t-3.mp4" }));
+      await tx.insertTask(taskRecord("t-4", { createdAt: T0 + 4 }));
+      await tx.insertTask(taskRecord("t-5", { createdAt: T0 + 5, ...failing }));
+      await tx.insertTask(taskRecord("t-6", { createdAt: T0 + 6 }));
+    });
+    const now = T0 + 10;
+    const claim = (owner: string, renderLimit: number) =>
+      store.transaction((tx) => tx.claimQueuedTasks(owner, 100, now, now + MINUTE, renderLimit));
+    // Two renders allowed: t-1 and t-4 need one; t-5 comes before t-6, the third.
+    expect((await claim("w1", 2)).map((t) => t.id)).toEqual(["t-1", "t-2", "t-3", "t-4", "t-5"]);
+    expect(await claim("w2", 0)).toEqual([]);
+    expect((await claim("w2", 1)).map((t) => t.id)).toEqual(["t-6"]);
+    expect((await store.transaction((tx) => tx.getTask("t-6")))?.state).toBe("processing");
+  });
+
   it("never hands one queued task to two concurrent claimers", async () => {
     const store = current();
     await store.transaction(async (tx) => {
