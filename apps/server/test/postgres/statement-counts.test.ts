@@ -127,7 +127,7 @@ describePostgres("PostgreSQL round trips per request", () => {
       expect(claim).toEqual({
         statements: [
           'select "id" from "tasks" where "state" = \'proces',
-          'with "candidates" as (select "id" from "tasks" w',
+          'with "locked" as (select "id", "created_at", "vi',
           'select "tasks".*, "task_requests"."request" as "',
           'select "tasks".*, "task_requests"."request" as "',
           'select "id" from "webhook_events" where "state"',
@@ -139,7 +139,7 @@ describePostgres("PostgreSQL round trips per request", () => {
       const between = await countWork(() => engine.tick());
       expect(between).toEqual({
         statements: [
-          'with "candidates" as (select "id" from "tasks" w',
+          'with "locked" as (select "id", "created_at", "vi',
           'select "id" from "webhook_events" where "state"',
         ],
         transactions: 0,
