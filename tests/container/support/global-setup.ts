@@ -7,11 +7,14 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { REPO_ROOT } from "../../ecosystem/support/packages.js";
 import { podman, podmanOk } from "./podman.js";
-import { ensureStandInBase } from "./stand-in-base.js";
+import { ensureStandInBases } from "./stand-in-base.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     image: string;
+    /** The stand-in bases' names, for the compose test's stand-in services. */
+    debianImage: string;
+    nodeImage: string;
   }
 }
 
@@ -26,14 +29,15 @@ export default async function setup(project: TestProject): Promise<void> {
     throw new Error("no packed/genvideo-server.tgz: run `pnpm test:container`, which packs first");
   }
   const started = performance.now();
-  const base = await ensureStandInBase();
+  const bases = await ensureStandInBases();
   const baseReady = performance.now();
   await podmanOk(
     "build",
     "--pull=never",
     // Docker's format: OCI images have no HEALTHCHECK, and podman would drop it.
     "--format=docker",
-    `--build-arg=NODE_IMAGE=${base}`,
+    `--build-arg=NODE_IMAGE=${bases.node}`,
+    `--build-arg=RUNTIME_IMAGE=${bases.debian}`,
     "--file",
     join(REPO_ROOT, "apps/server/Containerfile"),
     "--tag",
@@ -50,12 +54,14 @@ export default async function setup(project: TestProject): Promise<void> {
     "label=org.opencontainers.image.title=genvideo-server",
   );
   const size = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", IMAGE));
-  const baseSize = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", base));
+  const baseSize = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", bases.debian));
   console.log(
     [
-      `stand-in base ${base}: ${(baseSize / 1e6).toFixed(0)} MB, ready in ${((baseReady - started) / 1000).toFixed(1)} s`,
-      `image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB (${((size - baseSize) / 1e6).toFixed(0)} MB over its base), built in ${((built - baseReady) / 1000).toFixed(1)} s`,
+      `stand-in bases ${bases.debian}, ${bases.node}: ready in ${((baseReady - started) / 1000).toFixed(1)} s`,
+      `image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB (${((size - baseSize) / 1e6).toFixed(0)} MB over its Debian base), built in ${((built - baseReady) / 1000).toFixed(1)} s`,
     ].join("\n"),
   );
   project.provide("image", IMAGE);
+  project.provide("debianImage", bases.debian);
+  project.provide("nodeImage", bases.node);
 }

@@ -1,12 +1,14 @@
 /**
- * The image's default base is the official Node image, which no registry here can serve. The
- * stand-in: Debian bookworm (`debootstrap --variant=minbase` from the mirror apt uses), Node 24
- * and npm from npm's `node` and `npm` packages where the official image has them
- * (/usr/local/bin, /usr/local/lib/node_modules/npm), and, for npm inside the build only, the
- * host's CA bundle. Kept in podman's storage under a tag naming its contents, so a machine
- * builds it once.
+ * The image's default bases are the official Debian and Node images, which no registry here can
+ * serve. Their stand-ins:
+ * - Debian: bookworm from `debootstrap --variant=minbase` (the mirror apt uses), without apt's
+ *   package lists and caches, as the official slim image ships;
+ * - Node: that, plus Node 24 and npm from npm's `node` and `npm` packages where the official image
+ *   has them (/usr/local/bin, /usr/local/lib/node_modules/npm), and, for npm inside the build only,
+ *   the host's CA bundle.
+ * Each is kept in podman's storage under a tag naming its contents, so a machine builds it once.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { npmArgs, runOk } from "../../ecosystem/support/commands.js";
@@ -15,6 +17,13 @@ import { podman, podmanOk } from "./podman.js";
 const SUITE = "bookworm";
 const TOOLS = ["node@24", "npm@11"];
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+
+export interface StandInBases {
+  /** For docker.io/library/debian:bookworm-slim. */
+  debian: string;
+  /** For docker.io/library/node:24-bookworm-slim. */
+  node: string;
+}
 
 function toolsDirectory(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
@@ -42,45 +51,77 @@ function version(directory: string, name: string): string {
   ).version;
 }
 
-/** The stand-in base's image name, built unless podman already has it. */
-export async function ensureStandInBase(): Promise<string> {
+/** Runs `work` in a temporary directory, removed afterwards. */
+async function inTemporaryDirectory<T>(prefix: string, work: (directory: string) => Promise<T>): Promise<T> {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await work(directory);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function ensureDebian(): Promise<string> {
+  const image = `localhost/genvideo-stand-in-debian:${SUITE}-slim`;
+  if ((await podman("image", "exists", image)).code === 0) return image;
+  await inTemporaryDirectory("genvideo-stand-in-debian-", async (directory) => {
+    const rootfs = join(directory, "rootfs");
+    mkdirSync(rootfs);
+    await runOk("debootstrap", ["--variant=minbase", SUITE, rootfs, aptMirror()], { cwd: directory });
+    for (const cached of ["var/lib/apt/lists", "var/cache/apt"]) {
+      rmSync(join(rootfs, cached), { recursive: true, force: true });
+      mkdirSync(join(rootfs, cached, cached.endsWith("lists") ? "partial" : "archives/partial"), {
+        recursive: true,
+      });
+    }
+    const archive = join(directory, "rootfs.tar");
+    await runOk("tar", ["-C", rootfs, "-cf", archive, "."], { cwd: directory });
+    await podmanOk(
+      "import",
+      "--change",
+      "ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "--change",
+      'CMD=["bash"]',
+      archive,
+      image,
+    );
+  });
+  return image;
+}
+
+async function ensureNode(debian: string): Promise<string> {
   const tools = toolsDirectory();
   mkdirSync(tools, { recursive: true });
   if (!existsSync(join(tools, "node_modules/node/bin/node"))) {
     await runOk("npm", npmArgs("install", "--prefix", tools, ...TOOLS), { cwd: tools });
   }
-  const tag = `${SUITE}-node${version(tools, "node")}-npm${version(tools, "npm")}`;
-  const image = `localhost/genvideo-stand-in-base:${tag}`;
+  const image = `localhost/genvideo-stand-in-node:${version(tools, "node")}-npm${version(tools, "npm")}-${SUITE}-slim`;
   if ((await podman("image", "exists", image)).code === 0) return image;
-
-  const rootfs = mkdtempSync(join(tmpdir(), "genvideo-stand-in-base-"));
-  try {
-    await runOk("debootstrap", ["--variant=minbase", SUITE, rootfs, aptMirror()], { cwd: rootfs });
-    cpSync(join(tools, "node_modules/node/bin/node"), join(rootfs, "usr/local/bin/node"));
-    cpSync(join(tools, "node_modules/npm"), join(rootfs, "usr/local/lib/node_modules/npm"), {
-      recursive: true,
-    });
-    symlinkSync("../lib/node_modules/npm/bin/npm-cli.js", join(rootfs, "usr/local/bin/npm"));
-    symlinkSync("../lib/node_modules/npm/bin/npx-cli.js", join(rootfs, "usr/local/bin/npx"));
-    mkdirSync(join(rootfs, "etc/ssl/certs"), { recursive: true });
-    cpSync(CA_BUNDLE, join(rootfs, CA_BUNDLE));
-    const archive = join(rootfs, "..", `${tag}.tar`);
-    await runOk("tar", ["-C", rootfs, "-cf", archive, "."], { cwd: rootfs });
-    try {
-      await podmanOk(
-        "import",
-        "--change",
-        "ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "--change",
-        `ENV=NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
-        archive,
-        image,
-      );
-    } finally {
-      rmSync(archive, { force: true });
-    }
-  } finally {
-    rmSync(rootfs, { recursive: true, force: true });
-  }
+  await inTemporaryDirectory("genvideo-stand-in-node-", async (context) => {
+    cpSync(join(tools, "node_modules/node/bin/node"), join(context, "node"));
+    cpSync(join(tools, "node_modules/npm"), join(context, "npm"), { recursive: true });
+    cpSync(CA_BUNDLE, join(context, "ca-certificates.crt"));
+    writeFileSync(
+      join(context, "Containerfile"),
+      [
+        `FROM ${debian}`,
+        "COPY node /usr/local/bin/node",
+        "COPY npm /usr/local/lib/node_modules/npm",
+        `COPY ca-certificates.crt ${CA_BUNDLE}`,
+        "RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\",
+        " && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx",
+        `ENV NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
+        'CMD ["node"]',
+        "",
+      ].join("\n"),
+    );
+    await podmanOk("build", "--pull=never", "--tag", image, context);
+  });
   return image;
+}
+
+/** The stand-in bases' image names, each built unless podman already has it. */
+export async function ensureStandInBases(): Promise<StandInBases> {
+  const debian = await ensureDebian();
+  return { debian, node: await ensureNode(debian) };
 }
