@@ -14,6 +14,8 @@ import { rehearseRelease } from "./rehearsal.js";
 declare module "vitest" {
   export interface ProvidedContext {
     registryUrl: string;
+    /** A login on it that may publish. */
+    registryToken: string;
     /** Package name to the version the rehearsal published. */
     versions: Record<string, string>;
     bun: string;
@@ -41,6 +43,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         .join("\n")}`,
     );
     project.provide("registryUrl", registry.url);
+    project.provide("registryToken", registry.token);
     project.provide("versions", rehearsal.versions);
     project.provide("bun", runtimes.bun);
     project.provide("scratch", scratch);
