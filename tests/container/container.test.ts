@@ -7,6 +7,7 @@ import { freeLoopbackPort } from "@genvideo/server/testing";
 import { type PostgresCluster, startPostgresCluster } from "@genvideo/server/testing/postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { podman, podmanOk } from "./support/podman.js";
+import { createAndAwait, type Status } from "./support/task.js";
 
 const image = inject("image");
 const run = `${process.pid}-${Date.now().toString(36)}`;
@@ -43,28 +44,9 @@ async function shownOnce(id: string): Promise<{ apiKey: string; webhookSecret: s
   return { apiKey, webhookSecret };
 }
 
-interface Status {
-  status: string;
-  task_id: string;
-  video_url?: string | null;
-}
-
-/** The README's curl flow: create, poll until done, then the video from its URL. */
+/** The README's curl flow, then the video from its URL. */
 async function createAndWatch(baseUrl: string, apiKey: string): Promise<{ status: Status; video: Response }> {
-  const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-  const created = await fetch(`${baseUrl}/api/gen/generate`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ prompt: "a container ship at dawn" }),
-  });
-  expect(created.status, await created.clone().text()).toBe(200);
-  const { task_id: taskId } = (await created.json()) as { task_id: string };
-  let status: Status;
-  do {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    status = (await (await fetch(`${baseUrl}/api/gen/status/${taskId}`, { headers })).json()) as Status;
-  } while (status.status === "queued" || status.status === "processing");
-  expect(status.status).toBe("completed");
+  const status = await createAndAwait(baseUrl, apiKey, "a container ship at dawn");
   return { status, video: await fetch(status.video_url as string) };
 }
 
