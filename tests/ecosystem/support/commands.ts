@@ -20,6 +20,11 @@ export function run(
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its input (podman --version) closes the pipe first:
+    // the EPIPE is no failure of ours, its exit code says how it went.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin.end(options.input ?? "");
   });
 }
