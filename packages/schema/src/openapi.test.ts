@@ -238,6 +238,26 @@ describe("buildOpenApiDocument", () => {
     expect(document.components.schemas.AspectRatio.default).toBe("16:9");
   });
 
+  it("leaves video_url out of an unfinished status, typed as on the finished ones", () => {
+    const { schemas } = document.components;
+    for (const name of ["QueuedStatusResponse", "ProcessingStatusResponse"]) {
+      expect(schemas[name].required, name).not.toContain("video_url");
+      expect(schemas[name].properties.video_url, name).toEqual({
+        $ref: "#/components/schemas/AbsentVideoUrl",
+        type: ["null"],
+      });
+    }
+    // A string or null that fits neither schema of the oneOf: no value fits.
+    expect(schemas.AbsentVideoUrl).toMatchObject({
+      type: ["string", "null"],
+      oneOf: [{ not: {} }, { not: { type: ["string", "null"] } }],
+    });
+    expect(schemas.FailedStatusResponse.properties.video_url).toMatchObject({
+      type: ["string", "null"],
+      const: null,
+    });
+  });
+
   it("limits the prompt the way the server does: after trimming, in code points", () => {
     const { pattern } = document.components.schemas.TextGenerationRequest.properties.prompt;
     const prompt = new RegExp(pattern, "u");

@@ -85,16 +85,23 @@ describe("status response", () => {
       { status: "queued", task_id: TASK_ID, message: "x", created_at: "2026-11-22T11:00:00+01:00" },
     ],
     ["an unknown status", { status: "paused", task_id: TASK_ID, message: "x" }],
+    [
+      "a queued task with a video_url",
+      { status: "queued", task_id: TASK_ID, message: "x", video_url: VIDEO_URL },
+    ],
+    [
+      "a processing task with a null video_url",
+      { status: "processing", task_id: TASK_ID, message: "x", video_url: null },
+    ],
   ])("refuses %s", (_name, body) => {
     expect(TaskStatusResponseSchema.safeParse(body).success).toBe(false);
   });
 
-  it("drops video_url while a task is unfinished and ignores fields it does not know", () => {
+  it("ignores fields it does not know", () => {
     const parsed = TaskStatusResponseSchema.parse({
       status: "queued",
       task_id: TASK_ID,
       message: "x",
-      video_url: "y",
       eta: 3,
     });
     expect(parsed).toEqual({ status: "queued", task_id: TASK_ID, message: "x" });

@@ -29,24 +29,19 @@ const timestamps = {
   updated_at: z.optional(TimestampString),
 };
 
-/** Percent done of an unfinished task: at most 99 until it has completed. */
-const UnfinishedProgress = z.optional(z.number().check(z.minimum(0), z.maximum(99)));
-
-export const QueuedStatusResponseSchema = z.object({
-  status: z.literal("queued"),
+// An unfinished task: no video yet, and at most 99 percent done.
+const unfinished = {
   task_id: TaskIdString,
   message: z.string(),
-  progress: UnfinishedProgress,
+  /** Absent until the task has finished. */
+  video_url: z.optional(z.never()),
+  progress: z.optional(z.number().check(z.minimum(0), z.maximum(99))),
   ...timestamps,
-});
+};
 
-export const ProcessingStatusResponseSchema = z.object({
-  status: z.literal("processing"),
-  task_id: TaskIdString,
-  message: z.string(),
-  progress: UnfinishedProgress,
-  ...timestamps,
-});
+export const QueuedStatusResponseSchema = z.object({ status: z.literal("queued"), ...unfinished });
+
+export const ProcessingStatusResponseSchema = z.object({ status: z.literal("processing"), ...unfinished });
 
 export const CompletedStatusResponseSchema = z.object({
   status: z.literal("completed"),

@@ -59,9 +59,10 @@ describe("response types", () => {
       expectTypeOf(status.message).toEqualTypeOf<FailureCode>();
     }
     if (status.status === "queued" || status.status === "processing") {
-      expectTypeOf(status).not.toHaveProperty("video_url");
+      expectTypeOf(status.video_url).toEqualTypeOf<undefined>();
       expectTypeOf(status.progress).toEqualTypeOf<number | undefined>();
     }
+    expectTypeOf(status.video_url).toEqualTypeOf<string | null | undefined>();
     if (status.status === "completed") expectTypeOf(status.progress).toEqualTypeOf<100 | undefined>();
     if (status.status === "failed") expectTypeOf(status.progress).toEqualTypeOf<0 | undefined>();
   });

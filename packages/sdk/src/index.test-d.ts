@@ -54,6 +54,8 @@ describe("client types", () => {
     const status = {} as TaskStatusResponse;
     if (status.status === "completed") expectTypeOf(status.video_url).toBeString();
     if (status.status === "failed") expectTypeOf(status.video_url).toBeNull();
+    // Absent while queued or processing, yet readable on any status.
+    expectTypeOf(status.video_url).toEqualTypeOf<string | null | undefined>();
     if (status.status === "processing") expectTypeOf(status.progress).toEqualTypeOf<number | undefined>();
   });
 
