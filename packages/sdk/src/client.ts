@@ -5,7 +5,6 @@ import { ResponseValidationError } from "./request-errors.js";
 import {
   type CompletedTaskStatus,
   type CreateTaskResponse,
-  checkStatusOf,
   type GenerationRequestInput,
   parseCreateTaskResponse,
   parseTaskStatus,
@@ -225,8 +224,8 @@ export class GenVideo {
       signal: options.signal,
       timeout: options.timeout,
     });
-    const { value, issue = checkStatusOf(value as TaskStatusResponse, taskId) } = parseTaskStatus(data);
-    if (issue !== undefined) throw new ResponseValidationError(issue, data, { requestId });
-    return { status: value as TaskStatusResponse, headers, requestId };
+    const parsed = parseTaskStatus(data, taskId);
+    if (parsed.issue !== undefined) throw new ResponseValidationError(parsed.issue, data, { requestId });
+    return { status: parsed.value, headers, requestId };
   }
 }
