@@ -19,6 +19,8 @@ declare module "vitest" {
 }
 
 const IMAGE = "localhost/genvideo-server:test";
+/** The label of every image this suite's builds leave, to prune those no tag names. */
+const BUILT_BY = "io.genvideo.built-by=container-tests";
 
 export default async function setup(project: TestProject): Promise<void> {
   if ((await podman("--version")).code !== 0) {
@@ -36,6 +38,7 @@ export default async function setup(project: TestProject): Promise<void> {
     "--pull=never",
     // Docker's format: OCI images have no HEALTHCHECK, and podman would drop it.
     "--format=docker",
+    `--label=${BUILT_BY}`,
     `--build-arg=NODE_IMAGE=${bases.node}`,
     `--build-arg=RUNTIME_IMAGE=${bases.debian}`,
     "--file",
@@ -45,14 +48,9 @@ export default async function setup(project: TestProject): Promise<void> {
     packed,
   );
   const built = performance.now();
-  // The image this tag named before, now untagged: each changed tree would leave one behind.
-  await podmanOk(
-    "image",
-    "prune",
-    "--force",
-    "--filter",
-    "label=org.opencontainers.image.title=genvideo-server",
-  );
+  // The image this tag named before, now untagged, and the install stage's image: each changed
+  // tree would leave both behind (podman labels every stage with --label).
+  await podmanOk("image", "prune", "--force", "--filter", `label=${BUILT_BY}`);
   const size = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", IMAGE));
   const baseSize = Number(await podmanOk("image", "inspect", "--format", "{{.Size}}", bases.debian));
   console.log(
