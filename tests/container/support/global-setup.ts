@@ -1,6 +1,6 @@
 /**
  * Builds the server's image once for the run, from the tarballs `pnpm pack:packages` wrote
- * (the root script `pnpm test:container` packs first), on the stand-in base.
+ * (the root script `pnpm test:container` packs first), on the stand-in bases.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
