@@ -1,51 +1,35 @@
 // Benchmark of the synthetic renderer: render time of the default
 // clip, and status-read latency while renders run. Not part of the test suite.
-//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--priority=-10] [--niceness=10]
-// It bundles the renderer from apps/server/src with esbuild (the sources use
-// .js specifiers for .ts files, which Node alone cannot resolve), serves a
-// status-read-like Hono route on loopback in this process, and drives it from
-// a separate client process at a fixed rate: idle, then with 2 renders looping.
+//   node bench/renderer/render-latency.mjs [--seconds 4] [--rounds 8] [--rate 200] [--runs 3] [--priority=-10] [--niceness=10] [--smoke]
+// It renders with the built server's renderer (`@genvideo/server` exports it: run
+// after `pnpm build`), serves a status-read-like Hono route on loopback in this
+// process, and drives it from a separate client process at a fixed rate: idle,
+// then with 2 renders looping. With --smoke, a half-second clip and one short
+// round of each phase: that it works.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, setPriority, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { createSyntheticRenderer, LocalVideoStorage } from "@genvideo/server";
 import { serve } from "@hono/node-server";
-import * as esbuild from "esbuild";
 import { Hono } from "hono";
+import { sized, smoke } from "../smoke.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const serverRoot = join(here, "..", "..", "apps", "server");
 const { values: options } = parseArgs({
   options: {
-    seconds: { type: "string", default: "4" },
-    rounds: { type: "string", default: "8" },
+    seconds: { type: "string", default: sized("4", "1") },
+    rounds: { type: "string", default: sized("8", "1") },
     rate: { type: "string", default: "200" },
-    runs: { type: "string", default: "3" },
+    runs: { type: "string", default: sized("3", "1") },
     priority: { type: "string", default: "0" },
     niceness: { type: "string", default: "10" },
+    smoke: { type: "boolean", default: false },
   },
 });
-
-// Bundled next to apps/server's node_modules so sharp and ffmpeg resolve from there.
-const bundleDir = join(serverRoot, "node_modules", ".cache", "genvideo-bench");
-await mkdir(bundleDir, { recursive: true });
-await esbuild.build({
-  entryPoints: [
-    { in: join(serverRoot, "src/renderer/index.ts"), out: "renderer-index" },
-    { in: join(serverRoot, "src/video/index.ts"), out: "video-index" },
-  ],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  packages: "external",
-  outdir: bundleDir,
-  logLevel: "warning",
-});
-const { createSyntheticRenderer } = await import(pathToFileURL(join(bundleDir, "renderer-index.js")).href);
-const { LocalVideoStorage } = await import(pathToFileURL(join(bundleDir, "video-index.js")).href);
 
 const dataDir = await mkdtemp(join(tmpdir(), "genvideo-bench-"));
 const storage = new LocalVideoStorage({ dir: dataDir, publicUrl: "http://127.0.0.1", signingKey: "bench" });
@@ -62,7 +46,13 @@ if (priority !== 0) {
   await writeFile("/proc/self/autogroup", String(priority)).catch(() => {});
 }
 const niceness = Number(options.niceness);
-const renderer = createSyntheticRenderer({ storage, encoderNiceness: niceness });
+/** The default clip's 5 s, or half a second in smoke mode. */
+const clipSeconds = sized(5, 0.5);
+const renderer = createSyntheticRenderer({
+  storage,
+  encoderNiceness: niceness,
+  durationSeconds: clipSeconds,
+});
 let taskNumber = 0;
 const request = (prompt) => ({ prompt, model_type: "gen-3-fast", aspect_ratio: "16:9" });
 async function renderOnce(prompt) {
@@ -106,13 +96,13 @@ console.log(
   `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ` +
     `server priority ${priority}, renders ${Math.min(19, priority + niceness)}, load average ${loadavg().map(round).join(" ")}`,
 );
-await renderOnce("warm-up");
+if (!smoke) await renderOnce("warm-up");
 
 const renderTimes = [];
 for (let index = 0; index < Number(options.runs); index++)
   renderTimes.push(await renderOnce(`default clip ${index}`));
 console.log(
-  `default clip (640x360, 5 s, 24 fps, text to video): median ${Math.round(median(renderTimes))} ms ` +
+  `default clip (640x360, ${clipSeconds} s, 24 fps, text to video): median ${Math.round(median(renderTimes))} ms ` +
     `(runs: ${renderTimes.map(Math.round).join(", ")} ms)`,
 );
 

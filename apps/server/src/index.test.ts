@@ -6,12 +6,14 @@ import * as testing from "./testing/reference-server.js";
 
 // The entries' run-time exports, pinned: a change here is a change of the server's library surface.
 describe("package entries", () => {
-  it("@genvideo/server exports the Node server, its configuration, logger, clock, SQLite store and migrations", () => {
+  it("@genvideo/server exports the Node server, its configuration, logger, clock, SQLite store, migrations, renderer and video storage", () => {
     expect(Object.keys(root).sort()).toEqual([
       "ConfigError",
+      "LocalVideoStorage",
       "MIGRATIONS",
       "createLogger",
       "createMigrator",
+      "createSyntheticRenderer",
       "defaultPublicUrl",
       "invocationDirectory",
       "loadConfig",
