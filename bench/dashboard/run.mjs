@@ -1,18 +1,20 @@
 // The dashboard's task list with 100 000 tasks stored: the first page and the
 // request for the next one (its "Older tasks" link, a keyset cursor), one at a
 // time from a signed-in session, p50 and p99 in ms. The built server, SQLite.
-// There is no target: the figures are reported, not judged.
+// There is no target: the figures are reported, not judged. `--smoke`: 1000 tasks
+// and 20 requests each, that it works.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auth, serverCli, serverEnvironment, startProcess } from "../server/processes.mjs";
 import { seedTasks } from "../server/seed-tasks.mjs";
+import { sized } from "../smoke.mjs";
 import { textTable } from "../text-table.mjs";
 
-const SEEDED_TASKS = 100_000;
-const WARMUP = 50;
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 500);
+const SEEDED_TASKS = sized(100_000, 1000);
+const WARMUP = sized(50, 5);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? sized(500, 20));
 
 const dataDir = mkdtempSync(join(tmpdir(), "genvideo-bench-dashboard-"));
 const env = serverEnvironment(dataDir);

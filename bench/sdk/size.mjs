@@ -2,6 +2,8 @@
 // the same way as the SDK's own size budget (packages/sdk/scripts/bundle-size.mjs says how).
 // Run after `pnpm --filter @genvideo/sdk build`:
 //   node bench/sdk/size.mjs [--json]
+// A package that fails to bundle is printed and fails the run (a second either way, so --smoke
+// changes nothing here).
 import { measureBundle } from "../../packages/sdk/scripts/bundle-size.mjs";
 
 const packages = ["@genvideo/sdk", "openai", "replicate", "@runwayml/sdk", "@fal-ai/client"];
@@ -35,3 +37,4 @@ if (process.argv.includes("--json")) {
       );
   }
 }
+process.exitCode = results.some((result) => result.error) ? 1 : 0;

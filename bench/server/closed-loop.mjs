@@ -2,10 +2,12 @@
 // request when the last is answered. They measure the maximum rate; their
 // latencies at that rate are queueing (see wrk-load.mjs for latency).
 import autocannon from "autocannon";
+import { sized } from "../smoke.mjs";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
-const WARM_UP_S = Number(process.env.BENCH_WARM_UP ?? 2);
+/** Seconds of each load (wrk's are whole seconds, at least one). */
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? sized(5, 0.5));
+export const WARM_UP_S = Number(process.env.BENCH_WARM_UP ?? sized(2, 0));
 
 export function load(name, options) {
   return new Promise((resolve, reject) => {
@@ -28,11 +30,12 @@ export function load(name, options) {
 }
 
 /**
- * Two seconds of the same load, not recorded, before a workload's first round:
+ * Two seconds of the same load (none in smoke mode), not recorded, before a workload's first round:
  * the rounds then measure servers whose code is compiled and whose caches hold
  * what the load reads (a server just restarted on 100 000 tasks has neither).
  */
 export function warmUp(options) {
+  if (WARM_UP_S === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     autocannon({ connections: CONNECTIONS, duration: WARM_UP_S, ...options }, (error) =>
       error ? reject(error) : resolve(),

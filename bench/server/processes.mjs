@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { sized, smoke } from "../smoke.mjs";
 
 /** The built CLI the benchmarks start: they measure what users run. */
 export const serverCli = join(fileURLToPath(new URL(".", import.meta.url)), "../../apps/server/dist/cli.js");
@@ -29,10 +30,10 @@ export function serverEnvironment(dataDir, { logLevel = "info" } = {}) {
 
 /**
  * Gives the server's default account credits for any load, then creates `count`
- * tasks whose ids the status-read benchmarks cycle through. Callers wait for the
+ * tasks (200, 20 in smoke mode) whose ids the status-read benchmarks cycle through. Callers wait for the
  * worker to settle them in their own way.
  */
-export async function seedStatusTargets({ url, serverCli, env, auth, body, count = 200 }) {
+export async function seedStatusTargets({ url, serverCli, env, auth, body, count = sized(200, 20) }) {
   execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100000000"], {
     env: { ...process.env, ...env },
     stdio: "ignore",
@@ -46,8 +47,17 @@ export async function seedStatusTargets({ url, serverCli, env, auth, body, count
   return ids;
 }
 
-export function startProcess(args, env) {
-  const child = spawn(process.execPath, args, {
+/**
+ * Starts `node args…` with `env` over this process's environment; pinned to CPU `cpu` when given
+ * (`taskset`, which becomes the node process: `pid` is node's). Resolves `url` once it logs that
+ * it listens.
+ */
+export function startProcess(args, env, { cpu } = {}) {
+  const [command, ...rest] =
+    cpu === undefined
+      ? [process.execPath, ...args]
+      : ["taskset", "-c", String(cpu), process.execPath, ...args];
+  const child = spawn(command, rest, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -104,19 +114,26 @@ export async function settled(dbPath) {
 
 /**
  * The built server on a fresh data directory, with status targets to read: started with
- * serverEnvironment's settings (`env` added over them, `nodeArgs(dataDir)` before the CLI),
+ * serverEnvironment's settings (`env` added over them, `nodeArgs(dataDir)` before the CLI,
+ * pinned to CPU `cpu` when given),
  * its account credited and `seedStatusTargets`' tasks created. The caller waits for the
  * worker to settle them; `remove()` deletes the data directory once the server has stopped.
+ * In smoke mode a task's service time passes in a few real milliseconds, so that wait is short.
  */
 export async function startSeededServer({
   name = "bench",
   env: extra = {},
   logLevel,
   nodeArgs = () => [],
+  cpu,
 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), `genvideo-${name}-`));
-  const env = { ...serverEnvironment(dataDir, { logLevel }), ...extra };
-  const child = startProcess([...nodeArgs(dataDir), serverCli, "start"], env);
+  const env = {
+    ...serverEnvironment(dataDir, { logLevel }),
+    ...(smoke ? { GENVIDEO_TIME_SCALE: "3600" } : {}),
+    ...extra,
+  };
+  const child = startProcess([...nodeArgs(dataDir), serverCli, "start"], env, { cpu });
   const remove = () => rmSync(dataDir, { recursive: true, force: true });
   try {
     const url = await child.url;

@@ -9,13 +9,22 @@
 // `node bench/server/seeded-status.mjs` runs the last part alone (100 000
 // tasks: idle CPU, maximum, p99 at half of it); `BENCH_PARTS=api` runs the
 // first two alone (status reads and creates against the baseline), for
-// before/after runs that alternate builds.
+// before/after runs that alternate builds. `--smoke` runs one short round of
+// each with 1000 tasks: that it works, no verdict.
+//
+// `--pinned` measures status reads and creates per core: the baseline and the
+// server pinned to CPU 0, wrk pinned to CPU 1 (`taskset`), so the load generator
+// never takes the server's core and bare Hono on the same core is the per-core
+// ceiling; the ratios come from one run. It runs the API part only (the seeded
+// part measures latency, with its own clients). Needs 2 CPUs, taskset and wrk.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sized, verdict } from "../smoke.mjs";
 import { textTable } from "../text-table.mjs";
-import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, warmUp } from "./closed-loop.mjs";
+import { CONNECTIONS, cyclingRequests, DURATION_S, load, median, WARM_UP_S, warmUp } from "./closed-loop.mjs";
 import { auth, createBody, serverCli, settled, startProcess, startSeededServer } from "./processes.mjs";
 import { seedTasks } from "./seed-tasks.mjs";
 import {
@@ -26,11 +35,13 @@ import {
   seededSample,
   statusAtHalfLoad,
 } from "./seeded-status.mjs";
+import { wrkAvailable, wrkClosedLoop } from "./wrk-load.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** `api` (status reads and creates against the baseline), `seeded` (100 000 tasks), or both (default). */
-const PARTS = (process.env.BENCH_PARTS ?? "api,seeded").split(",");
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
+const pinned = process.argv.includes("--pinned");
+/** `api` (status reads and creates against the baseline), `seeded` (100 000 tasks), or both (default; `api` pinned). */
+const PARTS = (process.env.BENCH_PARTS ?? (pinned ? "api" : "api,seeded")).split(",");
 
 async function json(url, init) {
   const response = await fetch(url, init);
@@ -54,14 +65,72 @@ function summarise(name, rows, baselines) {
   };
 }
 
+/**
+ * The load generator of the API part, closed loops of `CONNECTIONS`: autocannon in this process,
+ * or, pinned, wrk on CPU 1 while the servers run on CPU 0, so the generator never takes the
+ * server's core and bare Hono on that core is the per-core ceiling. A workload is `paths` of
+ * `origin` in turn, GETs or one POST `body`.
+ */
+const generator = pinned
+  ? {
+      async load(name, { origin, paths, headers, method, body }) {
+        const result = await wrkClosedLoop({
+          url: origin,
+          paths,
+          headers,
+          method,
+          body,
+          seconds: DURATION_S,
+          cpu: 1,
+        });
+        const row = {
+          name,
+          requestsPerSecond: result.requestsPerSecond,
+          p50: result.p50,
+          p99: result.p99,
+          non2xx: result.non2xx,
+          errors: result.failures,
+        };
+        console.error(`  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms (wrk on CPU 1)`);
+        return row;
+      },
+      warmUp: async ({ origin, paths, headers, method, body }) => {
+        if (WARM_UP_S > 0)
+          await wrkClosedLoop({ url: origin, paths, headers, method, body, seconds: WARM_UP_S, cpu: 1 });
+      },
+    }
+  : {
+      load: (name, workload) => load(name, autocannonOptions(workload)),
+      warmUp: (workload) => warmUp(autocannonOptions(workload)),
+    };
+
+function autocannonOptions({ origin, paths, headers, method = "GET", body }) {
+  return method === "GET"
+    ? { url: origin, requests: cyclingRequests(paths, headers) }
+    : { url: `${origin}${paths[0]}`, headers, method, body };
+}
+
+/** Where pinning needs what it needs, says what is missing. */
+function checkPinning() {
+  const missing = [
+    ...(cpus().length < 2 ? [`a second CPU (this machine has ${cpus().length})`] : []),
+    ...(spawnSync("taskset", ["-V"], { stdio: "ignore" }).error ? ["taskset (Debian: util-linux)"] : []),
+    ...(wrkAvailable() ? [] : ["wrk (Debian: wrk)"]),
+  ];
+  if (missing.length > 0) throw new Error(`--pinned needs ${missing.join(", ")}`);
+}
+
 async function main() {
-  const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" });
+  if (pinned) checkPinning();
+  const cpu = pinned ? 0 : undefined;
+  const baseline = startProcess([join(here, "baseline-server.mjs")], { PORT: "0" }, { cpu });
   let started;
   try {
     console.error(
-      `genvideo server bench: ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
+      `genvideo server bench: ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections, ${cpus().length} CPUs` +
+        (pinned ? ", servers pinned to CPU 0, wrk to CPU 1" : ""),
     );
-    started = await startSeededServer();
+    started = await startSeededServer({ cpu });
     const { child: server, url, env, dbPath, taskIds } = started;
     const baselineUrl = await baseline.url;
     const { account_id: accountId } = await json(`${url}/api/gen/account`, { headers: auth });
@@ -69,41 +138,26 @@ async function main() {
 
     const runs = { baseGet: [], status: [], basePost: [], creates: [] };
     const statusPaths = taskIds.map((id) => `/api/gen/status/${id}`);
-    await warmUp({ url: `${baselineUrl}${statusPaths[0]}` });
-    await warmUp({ url, requests: cyclingRequests(statusPaths, auth) });
-    for (let round = 0; round < ROUNDS; round++) {
-      runs.baseGet.push(await load("baseline GET", { url: `${baselineUrl}${statusPaths[0]}` }));
-      runs.status.push(
-        await load("server status reads", { url, requests: cyclingRequests(statusPaths, auth) }),
-      );
-    }
-    const post = { method: "POST", body: createBody };
-    await warmUp({
-      url: `${baselineUrl}/api/gen/generate`,
-      headers: { "content-type": "application/json" },
-      ...post,
-    });
-    await warmUp({
-      url: `${url}/api/gen/generate`,
+    const reads = (origin) => ({ origin, paths: statusPaths, headers: auth });
+    const creates = (origin) => ({
+      origin,
+      paths: ["/api/gen/generate"],
       headers: { ...auth, "content-type": "application/json" },
-      ...post,
+      method: "POST",
+      body: createBody,
     });
+    await generator.warmUp(reads(baselineUrl));
+    await generator.warmUp(reads(url));
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.baseGet.push(await generator.load("baseline GET", reads(baselineUrl)));
+      runs.status.push(await generator.load("server status reads", reads(url)));
+    }
+    await generator.warmUp(creates(baselineUrl));
+    await generator.warmUp(creates(url));
     await settled(dbPath);
     for (let round = 0; round < ROUNDS; round++) {
-      runs.basePost.push(
-        await load("baseline POST", {
-          url: `${baselineUrl}/api/gen/generate`,
-          headers: { "content-type": "application/json" },
-          ...post,
-        }),
-      );
-      runs.creates.push(
-        await load("server creates", {
-          url: `${url}/api/gen/generate`,
-          headers: { ...auth, "content-type": "application/json" },
-          ...post,
-        }),
-      );
+      runs.basePost.push(await generator.load("baseline POST", creates(baselineUrl)));
+      runs.creates.push(await generator.load("server creates", creates(url)));
       await settled(dbPath);
     }
     await server.stop();
@@ -176,15 +230,21 @@ function report(results, seeded) {
       row.ratio === undefined ? "" : `${(row.ratio * 100).toFixed(0)}%`,
     ]),
   ];
-  const verdict = (value, target) =>
-    `${(value * 100).toFixed(0)}% (target >= ${target * 100}%: ${value >= target ? "met" : "MISSED"})`;
+  const share = (value, target) =>
+    `${(value * 100).toFixed(0)}% (target >= ${target * 100}%: ${verdict(value >= target)})`;
   console.log(
     `medians of ${ROUNDS} rounds, ${DURATION_S} s each, ${CONNECTIONS} connections, ${cpus().length} CPUs`,
   );
   console.log(textTable(table));
   console.log("");
-  console.log(`status reads vs baseline GET:  ${verdict(status.ratio, 0.5)}`);
-  console.log(`creates vs baseline POST:      ${verdict(creates.ratio, 0.25)}`);
+  if (pinned) {
+    console.log("servers pinned to CPU 0, wrk to CPU 1 (closed loops); the baseline is the per-core ceiling");
+    console.log(`status reads vs bare Hono on its core: ${share(status.ratio, 0.5)}`);
+    console.log(`creates vs bare Hono on its core:      ${share(creates.ratio, 0.25)}`);
+  } else {
+    console.log(`status reads vs baseline GET:  ${share(status.ratio, 0.5)}`);
+    console.log(`creates vs baseline POST:      ${share(creates.ratio, 0.25)}`);
+  }
   if (seeded) {
     console.log(`status p99 with ${SEEDED_TASKS} tasks: ${statusSeeded.p99} ms (${status.p99} ms with 200)`);
     for (const line of seeded.lines) console.log(line);
@@ -194,7 +254,7 @@ function report(results, seeded) {
   }
   mkdirSync(join(here, "../results"), { recursive: true });
   writeFileSync(
-    join(here, "../results/server.json"),
+    join(here, `../results/${pinned ? "server-pinned" : "server"}.json`),
     `${JSON.stringify({ date: new Date().toISOString(), results, halfLoad: seeded?.halfLoad }, null, 2)}\n`,
   );
 }

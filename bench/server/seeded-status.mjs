@@ -7,11 +7,12 @@
 //   node bench/server/seeded-status.mjs
 //
 // BENCH_SEEDED_TASKS, BENCH_ROUNDS, BENCH_DURATION, BENCH_FIXED_RATE_SECONDS
-// and BENCH_IDLE_SECONDS size it.
+// and BENCH_IDLE_SECONDS size it; --smoke makes it a few seconds (1000 tasks).
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sized, verdict } from "../smoke.mjs";
 import { cyclingRequests, DURATION_S, median, warmUp } from "./closed-loop.mjs";
 import { cpuMicros, runQueueWaitMs } from "./process-cpu.mjs";
 import { auth, serverCli, serverEnvironment, startProcess } from "./processes.mjs";
@@ -19,10 +20,10 @@ import { seedTasks } from "./seed-tasks.mjs";
 import { WRK_MISSING, wrkAvailable, wrkFixedRate, wrkMaximum } from "./wrk-load.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-export const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? 100_000);
-export const FIXED_RATE_S = Number(process.env.BENCH_FIXED_RATE_SECONDS ?? 10);
-const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const SEEDED_TASKS = Number(process.env.BENCH_SEEDED_TASKS ?? sized(100_000, 1000));
+export const FIXED_RATE_S = Number(process.env.BENCH_FIXED_RATE_SECONDS ?? sized(10, 1));
+const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? sized(5, 0.5));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
 /** The target for the status read p99 at half the maximum rate: under 5 ms. */
 const P99_TARGET_MS = 5;
 
@@ -91,7 +92,6 @@ export function controlAtSameRate({ baselineUrl, halfLoad, seconds = FIXED_RATE_
 /** The bench line: what the p99 measures, its neighbours, the client's own lag, the load it ran beside. */
 export function halfLoadLines({ halfLoad, idleCpu, load1, control }) {
   if (!halfLoad) return [WRK_MISSING];
-  const verdict = halfLoad.p99 < P99_TARGET_MS ? "met" : "MISSED";
   const shortfall =
     halfLoad.achievedRate < halfLoad.offeredRate * 0.95
       ? `; the client offered only ${halfLoad.achievedRate} of ${halfLoad.offeredRate} req/s`
@@ -99,7 +99,7 @@ export function halfLoadLines({ halfLoad, idleCpu, load1, control }) {
   return [
     `status p99 with ${SEEDED_TASKS} tasks at half the maximum (${halfLoad.achievedRate} req/s of ${halfLoad.maximum} max, ` +
       `wrk open loop, ${FIXED_RATE_S} s, written → answered): ${halfLoad.p99} ms (p50 ${halfLoad.p50}, p99.9 ${halfLoad.p999}, ` +
-      `max ${halfLoad.max}; target < ${P99_TARGET_MS} ms: ${verdict}${shortfall})`,
+      `max ${halfLoad.max}; target < ${P99_TARGET_MS} ms: ${verdict(halfLoad.p99 < P99_TARGET_MS)}${shortfall})`,
     `  maximum: wrk closed loop, 50 connections, median of ${halfLoad.maxima.join(", ")} req/s; ` +
       `client send lag (due → written): p50 ${halfLoad.sendLag.p50}, p99 ${halfLoad.sendLag.p99}, max ${halfLoad.sendLag.max} ms` +
       `${halfLoad.non2xx + halfLoad.failures > 0 ? `; ${halfLoad.non2xx} non-2xx, ${halfLoad.failures} failed` : ""}`,

@@ -1,9 +1,9 @@
 -- The load script `wrk-load.mjs` gives wrk (a C load generator, Debian's
--- `wrk`): GETs the paths of a file in turn, either as fast as the
--- connections allow (closed loop: the maximum rate) or on a fixed schedule
--- (open loop: latency at a chosen rate).
+-- `wrk`): requests the paths of a file in turn (GETs, or WRK_METHOD with the
+-- body WRK_BODY), either as fast as the connections allow (closed loop: the
+-- maximum rate) or on a fixed schedule (open loop: latency at a chosen rate).
 --
---   [WRK_RATE=N] wrk -t1 -c64 -d10s -s wrk-load.lua URL -- PATHS_FILE
+--   [WRK_RATE=N] [WRK_METHOD=POST WRK_BODY=...] wrk -t1 -c64 -d10s -s wrk-load.lua URL -- PATHS_FILE
 --
 -- With WRK_RATE (read when the script loads: wrk decides then, once for all
 -- threads, whether the script paces requests), request i of the thread is
@@ -38,6 +38,8 @@ end
 -- Per thread (each runs its own copy of this script).
 local rate = tonumber(os.getenv("WRK_RATE"))
 local interval = rate and 1000 / rate
+local method = os.getenv("WRK_METHOD") or "GET"
+local body = os.getenv("WRK_BODY")
 local requests = {}
 local nextRequest = 0
 local startedAt
@@ -47,7 +49,7 @@ lagMaxMs = 0
 
 function init(args)
   for path in io.lines(args[1]) do
-    if path ~= "" then table.insert(requests, wrk.format("GET", path)) end
+    if path ~= "" then table.insert(requests, wrk.format(method, path, nil, body)) end
   end
   -- The closed loop has no schedule, so no send lag to count.
   if rate then

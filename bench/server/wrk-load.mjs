@@ -32,8 +32,27 @@ export const WRK_MISSING =
 
 /** The most status reads per second a closed loop of 50 connections gets from `url`. */
 export async function wrkMaximum({ url, paths, headers = {}, seconds }) {
-  const result = await runWrk({ url, paths, headers, seconds, connections: CLOSED_LOOP_CONNECTIONS });
-  return Math.round(result.requests / (result.durationMs / 1000));
+  const result = await wrkClosedLoop({ url, paths, headers, seconds });
+  return result.requestsPerSecond;
+}
+
+/**
+ * A closed loop of `connections` (50) for `seconds` (rounded to whole seconds, at least one): `paths`
+ * of `url` in turn, GETs or `method` with `body`; wrk pinned to CPU `cpu` when given
+ * (`taskset`). Resolves with the rate, latency percentiles in ms, non-2xx and failed counts.
+ */
+export async function wrkClosedLoop({
+  url,
+  paths,
+  headers = {},
+  method,
+  body,
+  seconds,
+  connections = CLOSED_LOOP_CONNECTIONS,
+  cpu,
+}) {
+  const result = await runWrk({ url, paths, headers, method, body, seconds, connections, cpu });
+  return { ...result, requestsPerSecond: Math.round(result.requests / (result.durationMs / 1000)) };
 }
 
 /**
@@ -57,16 +76,17 @@ export async function wrkFixedRate({ url, paths, headers = {}, rate, seconds }) 
   };
 }
 
-async function runWrk({ url, paths, headers, seconds, connections, rate }) {
+async function runWrk({ url, paths, headers, method, body, seconds, connections, rate, cpu }) {
   const folder = mkdtempSync(join(tmpdir(), "genvideo-wrk-"));
   try {
     const pathsFile = join(folder, "paths.txt");
     writeFileSync(pathsFile, `${paths.join("\n")}\n`);
     const headerFlags = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
     const args = [
+      "wrk",
       "-t1",
       `-c${connections}`,
-      `-d${seconds}s`,
+      `-d${Math.max(1, Math.round(seconds))}s`,
       "--timeout",
       "30s",
       ...headerFlags,
@@ -76,9 +96,15 @@ async function runWrk({ url, paths, headers, seconds, connections, rate }) {
       "--",
       pathsFile,
     ];
-    const env = rate === undefined ? process.env : { ...process.env, WRK_RATE: String(rate) };
+    const env = {
+      ...process.env,
+      ...(rate === undefined ? {} : { WRK_RATE: String(rate) }),
+      ...(method === undefined ? {} : { WRK_METHOD: method }),
+      ...(body === undefined ? {} : { WRK_BODY: body }),
+    };
+    const [command, ...rest] = cpu === undefined ? args : ["taskset", "-c", String(cpu), ...args];
     const stdout = await new Promise((resolve, reject) => {
-      execFile("wrk", args, { env }, (error, out, err) =>
+      execFile(command, rest, { env }, (error, out, err) =>
         error ? reject(new Error(`wrk failed: ${error.message}\n${err}`)) : resolve(out),
       );
     });
