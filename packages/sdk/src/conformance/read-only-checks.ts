@@ -59,6 +59,19 @@ function probe(
   };
 }
 
+/** A GET of `path` with `credentials` that the deployment must refuse: 401 with `message`. */
+function authProbe(
+  id: string,
+  title: string,
+  path: string,
+  credentials: Credentials,
+  message: string,
+): Check {
+  return probe({ id, title, rule: RULES.authentication }, { method: "GET", path, credentials }, (exchange) =>
+    authFailure(exchange, message),
+  );
+}
+
 const json = { "content-type": "application/json" };
 /** Refused bodies may list what is wrong in `issues`; one that does, lists them right. */
 const mayHaveIssues = (exchange: Exchange) => ({
@@ -66,41 +79,33 @@ const mayHaveIssues = (exchange: Exchange) => ({
 });
 
 export const readOnlyChecks: Check[] = [
-  probe(
-    {
-      id: "auth-missing-header",
-      title: "No Authorization header: 401, exact body",
-      rule: RULES.authentication,
-    },
-    { method: "GET", path: account, credentials: "none" },
-    (exchange) => authFailure(exchange, AUTH_MESSAGES.missingAuthorization),
+  authProbe(
+    "auth-missing-header",
+    "No Authorization header: 401, exact body",
+    account,
+    "none",
+    AUTH_MESSAGES.missingAuthorization,
   ),
-  probe(
-    {
-      id: "auth-malformed-header",
-      title: "Authorization not `Bearer <key>`: 401, exact body",
-      rule: RULES.authentication,
-    },
-    { method: "GET", path: account, credentials: { authorization: "Token abc" } },
-    (exchange) => authFailure(exchange, AUTH_MESSAGES.malformedAuthorization),
+  authProbe(
+    "auth-malformed-header",
+    "Authorization not `Bearer <key>`: 401, exact body",
+    account,
+    { authorization: "Token abc" },
+    AUTH_MESSAGES.malformedAuthorization,
   ),
-  probe(
-    {
-      id: "auth-invalid-key",
-      title: "A key the deployment never issued: 401, exact body",
-      rule: RULES.authentication,
-    },
-    { method: "GET", path: account, credentials: { authorization: `Bearer ${WRONG_KEY}` } },
-    (exchange) => authFailure(exchange, AUTH_MESSAGES.invalidApiKey),
+  authProbe(
+    "auth-invalid-key",
+    "A key the deployment never issued: 401, exact body",
+    account,
+    { authorization: `Bearer ${WRONG_KEY}` },
+    AUTH_MESSAGES.invalidApiKey,
   ),
-  probe(
-    {
-      id: "auth-before-route",
-      title: "Authentication before the route: an unknown path without a key is 401",
-      rule: RULES.authentication,
-    },
-    { method: "GET", path: UNKNOWN_ROUTE, credentials: "none" },
-    (exchange) => authFailure(exchange, AUTH_MESSAGES.missingAuthorization),
+  authProbe(
+    "auth-before-route",
+    "Authentication before the route: an unknown path without a key is 401",
+    UNKNOWN_ROUTE,
+    "none",
+    AUTH_MESSAGES.missingAuthorization,
   ),
   {
     id: "auth-key-accepted",
