@@ -66,6 +66,13 @@ export interface WebhookPolicy {
   concurrency: number;
   /** How long a claimed delivery stays claimed; renewed while the attempt runs. */
   leaseMs: number;
+  /**
+   * Service time a tick waits after the last read of the outbox before it reads it again. 0 (the
+   * default): every tick. A worker that ticks back to back (a queue being drained) then reads
+   * the outbox once per interval rather than once per tick. A claim that took every slot (more
+   * may be due) is followed at once by the next, whatever this is.
+   */
+  claimIntervalMs: number;
 }
 
 export interface EngineConfig {
@@ -147,6 +154,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
       retryDelayMs: WEBHOOK_RETRY_SPACING_MS,
       concurrency: 8,
       leaseMs: 120_000,
+      claimIntervalMs: 0,
       ...input.webhooks,
     },
     unsafeWords: input.unsafeWords ?? [],
@@ -180,6 +188,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     ["generationMs", config.generationMs],
     ["sweepIntervalMs", config.sweepIntervalMs],
     ["webhooks.retryDelayMs", config.webhooks.retryDelayMs],
+    ["webhooks.claimIntervalMs", config.webhooks.claimIntervalMs],
   ];
   for (const [name, value] of nonNegative) {
     if (!(value >= 0) || !Number.isFinite(value))

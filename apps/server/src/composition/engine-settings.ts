@@ -21,6 +21,12 @@ const WEBHOOK_CONCURRENCY = 64;
  * process holds everything there is, and sweeps on every tick as before.
  */
 const POSTGRES_SWEEP_INTERVAL_MS = 250;
+/**
+ * Real time between a PostgreSQL worker's reads of the webhook outbox while it ticks back to
+ * back (a queue being drained): the worker loop's own interval, so an event is still picked
+ * up within a tick's 50 ms, and a busy worker's ticks are its claim alone in between.
+ */
+const POSTGRES_OUTBOX_READ_INTERVAL_MS = 50;
 
 export function engineSettings(
   config: ServerConfig,
@@ -29,6 +35,7 @@ export function engineSettings(
   validateCallbackUrl: EngineConfigInput["validateCallbackUrl"],
   clientAddress: ClientAddressOf,
 ): EngineConfigInput {
+  const postgres = config.database.kind === "postgres";
   return {
     publicUrl,
     workerConcurrency: config.workers,
@@ -37,10 +44,11 @@ export function engineSettings(
     // than that: the dispatcher renews the claim at half-life while the attempt runs, so the lease
     // only has to outlast the gap between two renewals (ticks run every 50 ms).
     leaseMs: Math.max(60_000, config.leaseMs * config.timeScale),
-    sweepIntervalMs: config.database.kind === "postgres" ? POSTGRES_SWEEP_INTERVAL_MS * config.timeScale : 0,
+    sweepIntervalMs: postgres ? POSTGRES_SWEEP_INTERVAL_MS * config.timeScale : 0,
     webhooks: {
       leaseMs: config.leaseMs * config.timeScale,
       concurrency: WEBHOOK_CONCURRENCY,
+      claimIntervalMs: postgres ? POSTGRES_OUTBOX_READ_INTERVAL_MS * config.timeScale : 0,
     },
     rateLimits: config.rateLimits,
     clientAddress,

@@ -104,8 +104,16 @@ describePostgres("PostgreSQL round trips per request", () => {
             renders.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` }));
           }),
       };
-      // The server's PostgreSQL settings: sweeps for others' work every 250 ms, not every tick.
-      const config = { workerConcurrency: 10, sweepIntervalMs: 250, generationMs: 1_000 };
+      // The server's PostgreSQL settings: sweeps for others' work every 250 ms, the outbox read at
+      // most every 50 ms, not on every tick.
+      const config = {
+        workerConcurrency: 10,
+        sweepIntervalMs: 250,
+        generationMs: 1_000,
+        webhooks: { claimIntervalMs: 50 },
+      };
+      // The claim: one statement, its candidates locked in a CTE.
+      const claim = 'with "locked" as (select "id", "created_at", "vi';
       const { engine, count, countWork } = await countingEngine(store, recorded, undefined, {
         renderer,
         config,
@@ -122,12 +130,12 @@ describePostgres("PostgreSQL round trips per request", () => {
       clock.advance(config.sweepIntervalMs);
       // A tick that sweeps and claims: expired leases (none, one read), the claim of all four in one
       // statement, the sweeps for others' due and overdue tasks, the webhook outbox's read.
-      const claim = await countWork(() => engine.tick());
+      const claimed = await countWork(() => engine.tick());
       expect(renders).toHaveLength(4);
-      expect(claim).toEqual({
+      expect(claimed).toEqual({
         statements: [
           'select "id" from "tasks" where "state" = \'proces',
-          'with "locked" as (select "id", "created_at", "vi',
+          claim,
           'select "tasks".*, "task_requests"."request" as "',
           'select "tasks".*, "task_requests"."request" as "',
           'select "id" from "webhook_events" where "state"',
@@ -138,10 +146,14 @@ describePostgres("PostgreSQL round trips per request", () => {
       clock.advance(config.sweepIntervalMs / 2);
       const between = await countWork(() => engine.tick());
       expect(between).toEqual({
-        statements: [
-          'with "locked" as (select "id", "created_at", "vi',
-          'select "id" from "webhook_events" where "state"',
-        ],
+        statements: [claim, 'select "id" from "webhook_events" where "state"'],
+        transactions: 0,
+      });
+      // Back to back (a busy worker's next tick, within the outbox's interval): the claim alone.
+      clock.advance(config.webhooks.claimIntervalMs / 2);
+      const backToBack = await countWork(() => engine.tick());
+      expect(backToBack).toEqual({
+        statements: [claim],
         transactions: 0,
       });
       // Their generation time over, the four renders end together: UPDATEs without BEGIN complete

@@ -71,7 +71,11 @@ async function seed(h: Harness, urls: string[]): Promise<void> {
   });
 }
 
-async function setup(options: { concurrency: number; maxStalledAttempts?: number }) {
+async function setup(options: {
+  concurrency: number;
+  maxStalledAttempts?: number;
+  claimIntervalMs?: number;
+}) {
   const h = await createHarness();
   const sender = new HangingSender();
   let realNow = 0;
@@ -80,7 +84,9 @@ async function setup(options: { concurrency: number; maxStalledAttempts?: number
     clock: h.clock,
     wallClock: manualClock(Date.now()),
     sender,
-    config: resolveEngineConfig({ webhooks: { concurrency: options.concurrency } }),
+    config: resolveEngineConfig({
+      webhooks: { concurrency: options.concurrency, claimIntervalMs: options.claimIntervalMs ?? 0 },
+    }),
     workerId: "dispatcher-test",
     realTime: () => realNow,
     stalledAfterMs: 1_000,
@@ -283,5 +289,62 @@ describe("WebhookDispatcher under slow and dead receivers", () => {
     // Each logged once for the episode, not once per attempt: the claims lost, the renewal that failed.
     expect(warnings.filter((message) => message.startsWith("webhook claim ran out"))).toHaveLength(1);
     expect(warnings.filter((message) => message.startsWith("webhook claims not renewed"))).toHaveLength(1);
+  });
+});
+
+describe("WebhookDispatcher with a claim interval (a worker that ticks back to back)", () => {
+  /** Counts the store's outbox claims. */
+  function countingClaims(store: Store) {
+    const claims = { count: 0 };
+    const transaction = store.transaction.bind(store);
+    store.transaction = ((work, hints) =>
+      transaction(
+        (tx) =>
+          work(
+            new Proxy(tx, {
+              get(target, name, receiver) {
+                const value = Reflect.get(target, name, receiver);
+                if (name !== "claimDueWebhookEvents") return value;
+                return (...args: Parameters<typeof target.claimDueWebhookEvents>) => {
+                  claims.count++;
+                  return target.claimDueWebhookEvents(...args);
+                };
+              },
+            }),
+          ),
+        hints,
+      )) as Store["transaction"];
+    return claims;
+  }
+
+  it("reads the outbox once per interval, and an event due meanwhile goes at the first read after", async () => {
+    const { h, sender, dispatcher } = await setup({ concurrency: 4, claimIntervalMs: 50 });
+    const claims = countingClaims(h.store);
+    await dispatcher.dispatchDue(h.clock.now());
+    // The harness's store may run a transaction's work more than once: what one read costs.
+    const perRead = claims.count;
+    expect(perRead).toBeGreaterThan(0);
+    await seed(h, ["https://fast.example.com/0"]);
+    h.clock.advance(20);
+    // Ticks back to back within the interval: no read, nothing sent yet.
+    await dispatcher.dispatchDue(h.clock.now());
+    await dispatcher.dispatchDue(h.clock.now());
+    expect(claims.count).toBe(perRead);
+    expect(sender.fast).toEqual([]);
+    h.clock.advance(30);
+    expect(await dispatcher.dispatchDue(h.clock.now())).toBe(1);
+    await dispatcher.idle();
+    expect(claims.count).toBe(2 * perRead);
+    expect(sender.fast).toEqual(["https://fast.example.com/0"]);
+  });
+
+  it("claims again at once after a claim that took every slot, whatever the interval", async () => {
+    const { h, sender, dispatcher } = await setup({ concurrency: 2, claimIntervalMs: 60_000 });
+    const fast = Array.from({ length: 5 }, (_, index) => `https://fast.example.com/${index}`);
+    await seed(h, fast);
+    h.clock.advance(1_000);
+    await dispatcher.dispatchDue(h.clock.now());
+    await dispatcher.idle();
+    expect([...sender.fast].sort()).toEqual([...fast].sort());
   });
 });

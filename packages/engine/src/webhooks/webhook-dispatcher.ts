@@ -69,6 +69,8 @@ export class WebhookDispatcher {
   /** Claims run one at a time: two at once would each see the same free slots. */
   #claiming: Promise<number> = Promise.resolve(0);
   #backlogLikely = false;
+  /** Service time of the last read of the outbox (see `webhooks.claimIntervalMs`). */
+  #lastClaimAt = Number.NEGATIVE_INFINITY;
   #refilling: Promise<void> | undefined;
   #draining = false;
   readonly #trouble: TroubleLog;
@@ -83,7 +85,12 @@ export class WebhookDispatcher {
 
   /** Renews the leases of running deliveries and starts due ones; returns how many started. */
   dispatchDue(now: number): Promise<number> {
-    const run = this.#claiming.then(() => this.#dispatch(now));
+    return this.#dispatchDue(now, false);
+  }
+
+  /** `dispatchDue`; `refill`: a slot freed after a full claim, claimed whatever `claimIntervalMs` says. */
+  #dispatchDue(now: number, refill: boolean): Promise<number> {
+    const run = this.#claiming.then(() => this.#dispatch(now, refill));
     this.#claiming = run.catch(() => 0);
     return run;
   }
@@ -109,13 +116,17 @@ export class WebhookDispatcher {
     await this.idle();
   }
 
-  async #dispatch(now: number): Promise<number> {
+  async #dispatch(now: number, refill: boolean): Promise<number> {
     const { store, workerId, config } = this.#deps;
     // A clock moved by hand sets no timers: claims that ran out by its time end here.
     for (const delivery of this.#deliveries.values()) delivery.lease.check(now);
     await this.#renewLeases(now);
     const slots = this.#freeSlots();
     if (this.#draining || slots <= 0) return 0;
+    // Read lately and nothing left over then: not again this tick (a clock set back reads at once).
+    const readLately = now >= this.#lastClaimAt && now - this.#lastClaimAt < config.webhooks.claimIntervalMs;
+    if (readLately && !refill && !this.#backlogLikely) return 0;
+    this.#lastClaimAt = now;
     const leaseExpiresAt = now + config.webhooks.leaseMs;
     const due = await store.transaction((tx) =>
       tx.claimDueWebhookEvents(workerId, slots, now, leaseExpiresAt),
@@ -206,7 +217,7 @@ export class WebhookDispatcher {
   #refill() {
     if (this.#draining || !this.#backlogLikely || this.#refilling !== undefined) return;
     this.#backlogLikely = false;
-    const refilling: Promise<void> = this.dispatchDue(this.#deps.clock.now())
+    const refilling: Promise<void> = this.#dispatchDue(this.#deps.clock.now(), true)
       .then(
         () => undefined,
         (error: unknown) =>
