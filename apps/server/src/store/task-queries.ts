@@ -125,6 +125,8 @@ export class KyselyTaskQueries extends QueryGroup {
     leaseOwner?: string,
   ): Promise<string[]> {
     if (tasks.length === 0 || from.length === 0) return [];
+    if (this.context.rowLocks && patch.videoKey === undefined)
+      return this.transitionTasksByArrays(tasks, from, patch, leaseOwner);
     const { videoKey: _shared, ...shared } = patch;
     const set: Record<string, unknown> = taskPatchToRow(shared);
     const own = tasks.filter((task) => task.videoKey !== undefined);
@@ -150,6 +152,37 @@ export class KyselyTaskQueries extends QueryGroup {
         .returning("id"),
     );
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * PostgreSQL: `transitionTasks` with the ids and their own video keys as two arrays, so the
+   * statement's shape does not depend on how many tasks there are: compiled once per patch shape
+   * and prepared per connection, where a list of ids and a CASE made each batch a new statement
+   * to build, parse and plan (a worker's completions, hundreds a second in a drain).
+   */
+  private async transitionTasksByArrays(
+    tasks: readonly { id: string; videoKey?: string }[],
+    from: readonly TaskState[],
+    patch: TaskPatch,
+    leaseOwner?: string,
+  ): Promise<string[]> {
+    const set: Record<string, unknown> = taskPatchToRow(patch);
+    const columns = Object.keys(set).sort();
+    const owned = leaseOwner !== undefined;
+    const values = [
+      ...columns.map((column) => set[column]),
+      tasks.map((task) => task.id),
+      // A task without a key of its own keeps its current one.
+      tasks.map((task) => task.videoKey ?? null),
+      ...from,
+      ...(owned ? [leaseOwner] : []),
+    ];
+    const query = this.cached(
+      `transitionTasksByArrays:${columns.join(",")}:${from.length}:${owned}`,
+      () => ({ compile: () => arraysStatement(columns, from.length, owned).compile(this.db) }),
+      values,
+    );
+    return (await this.rows<{ id: string }>(query)).map((row) => row.id);
   }
 
   async claimQueuedTasks(
@@ -339,6 +372,21 @@ const rendersSoFar =
   sql<number>`sum(case when video_key is null and scenario_fail is null then 1 else 0 end) over (order by created_at, id)`.as(
     "renders",
   );
+
+/** `transitionTasksByArrays`'s statement: its values are slots in the order that method lists them. */
+function arraysStatement(columns: string[], states: number, owned: boolean) {
+  let next = 0;
+  const assignments = columns.map((column) => sql`${sql.ref(column)} = ${slot(next++)}`);
+  const ids = slot(next++);
+  const keys = slot(next++);
+  const fromStates = Array.from({ length: states }, () => slot(next++));
+  const lease = owned ? sql` and tasks.lease_owner = ${slot(next)}` : sql``;
+  const videoKey = sql`video_key = coalesce(batch.video_key, tasks.video_key)`;
+  return sql<{ id: string }>`update tasks set ${sql.join([...assignments, videoKey])}
+    from unnest(${ids}::text[], ${keys}::text[]) as batch (id, video_key)
+    where tasks.id = batch.id and tasks.state in (${sql.join(fromStates)})${lease}
+    returning tasks.id`;
+}
 
 /** A slot where Kysely's types want a number (a LIMIT): the value is filled in per call. */
 const slotNumber = (index: number) => slot(index) as unknown as number;

@@ -100,13 +100,19 @@ export async function countingEngine(
       recorded.statements = undefined;
     }
   }
-  /** The statements `work` (a worker's tick, its renders' completions) sent, as `count` says them. */
-  async function countWork(work: () => Promise<unknown>): Promise<Omit<Counted, "status" | "body">> {
+  /**
+   * The statements `work` (a worker's tick, its renders' completions) sent, as `count` says them;
+   * `texts`, each one whole (not enumerable: a failure's diff shows the short ones).
+   */
+  async function countWork(
+    work: () => Promise<unknown>,
+  ): Promise<Omit<Counted, "status" | "body"> & { texts?: string[] }> {
     recorded.statements = [];
     try {
       await work();
       const statements = recorded.statements.map(shortStatement);
-      return { statements, transactions: statements.filter((sql) => /^begin\b/i.test(sql)).length };
+      const counted = { statements, transactions: statements.filter((sql) => /^begin\b/i.test(sql)).length };
+      return Object.defineProperty(counted, "texts", { value: [...recorded.statements], enumerable: false });
     } finally {
       recorded.statements = undefined;
     }
