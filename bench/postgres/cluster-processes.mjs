@@ -86,6 +86,7 @@ export function startGraphileRunner(databaseUrl, concurrency) {
       child.stdout.removeAllListeners("data");
       child.stdout.resume();
       resolve({
+        pid: child.pid,
         signal: started.signal,
         stop() {
           if (child.exitCode !== null) return Promise.resolve();

@@ -82,9 +82,10 @@ const TARGETS = { memory: 1, disk: 0.6 };
  */
 const MEMORY_ROOT = ["/dev/shm"].find((folder) => existsSync(folder));
 /** A drain's rate as a share of graphile-worker's, and whether it meets the target. */
-const percentOf = (drain, graphile) => `${((drain.tasksPerSecond / graphile) * 100).toFixed(0)}%`;
+const percentOf = (drain, graphile) =>
+  `${((drain.tasksPerSecond / graphile.jobsPerSecond) * 100).toFixed(0)}%`;
 const verdict = (drain, graphile, where) =>
-  drain.tasksPerSecond / graphile >= TARGETS[where] ? "met" : "MISSED";
+  drain.tasksPerSecond / graphile.jobsPerSecond >= TARGETS[where] ? "met" : "MISSED";
 const post = (headers = {}) => ({
   method: "POST",
   headers: { ...auth, "content-type": "application/json", ...headers },
@@ -114,11 +115,34 @@ async function benchDatabase(cluster) {
 function countingPool(databaseUrl) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   pool.on("error", () => undefined);
+  let sent = 0;
+  const count = async (query) => {
+    sent++;
+    return Number((await pool.query(query)).rows[0].count);
+  };
   return {
-    count: async (query) => Number((await pool.query(query)).rows[0].count),
+    count,
+    /**
+     * Transactions the database has counted so far (each autocommit statement is one), and how
+     * many this pool sent: the difference between two readings is what the others sent. A
+     * session's counts reach `pg_stat_database` when it goes idle (within a second) or ends.
+     */
+    transactions: async () => ({
+      total: await count(
+        "select xact_commit + xact_rollback as count from pg_stat_database where datname = current_database()",
+      ),
+      ours: sent,
+    }),
     end: () => pool.end().catch(() => undefined),
   };
 }
+
+/** Transactions per task the others sent between two `transactions()` readings. */
+const perTask = (before, after) =>
+  Number((after.total - before.total - (after.ours - before.ours)) / TASKS).toFixed(2);
+/** Long enough for idle sessions' transaction counts to reach `pg_stat_database`. */
+const STATS_SETTLE_MS = 1_500;
+const settleStats = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
 
 /** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
 async function measureApi(urls, statusPaths) {
@@ -220,14 +244,21 @@ async function genvideoDrain(cluster, workerCount, videoRoot) {
       path: "/api/gen/generate",
     });
     if (created.failures > 0) throw new Error(`${created.failures} of ${TASKS} creates failed`);
+    // The API's work is done: its transactions are counted before the drain, not in it.
+    await api.stop();
+    await settleStats();
     const completed = () => counter.count("select count(*) from tasks where state = 'completed'");
+    const transactionsBefore = await counter.transactions();
     const cpuBefore = workersCpuSeconds(workers);
     release(workers);
     const seconds = await secondsUntil(completed, TASKS);
     const cpuSeconds = workersCpuSeconds(workers) - cpuBefore;
+    // Stopped sessions have counted everything they sent.
+    await Promise.all(workers.map((worker) => worker.stop()));
     return {
       tasksPerSecond: Math.round(TASKS / seconds),
-      cpuMsPerTask: Number.isNaN(cpuSeconds) ? undefined : Number(((cpuSeconds * 1000) / TASKS).toFixed(2)),
+      cpuMsPerTask: msPerTask(cpuSeconds),
+      transactionsPerTask: perTask(transactionsBefore, await counter.transactions()),
     };
   } finally {
     release(workers);
@@ -235,6 +266,10 @@ async function genvideoDrain(cluster, workerCount, videoRoot) {
     await Promise.all([api, ...workers].map((server) => server.stop()));
   }
 }
+
+/** CPU seconds as milliseconds per task; undefined where /proc is missing. */
+const msPerTask = (cpuSeconds) =>
+  Number.isNaN(cpuSeconds) ? undefined : Number(((cpuSeconds * 1000) / TASKS).toFixed(2));
 
 /** CPU seconds the worker processes used so far, summed (NaN where /proc is missing). */
 function workersCpuSeconds(workers) {
@@ -261,11 +296,20 @@ async function graphileDrain(cluster, runnerCount) {
         Array.from({ length: size }, (_, index) => ({ identifier: "noop", payload: { index } })),
       );
     }
+    await settleStats();
     const done = async () =>
       TASKS - (await counter.count("select count(*) from graphile_worker._private_jobs"));
+    const transactionsBefore = await counter.transactions();
+    const cpuBefore = workersCpuSeconds(runners);
     release(runners);
     const seconds = await secondsUntil(done, TASKS);
-    return Math.round(TASKS / seconds);
+    const cpuSeconds = workersCpuSeconds(runners) - cpuBefore;
+    await Promise.all(runners.map((runner) => runner.stop()));
+    return {
+      jobsPerSecond: Math.round(TASKS / seconds),
+      cpuMsPerTask: msPerTask(cpuSeconds),
+      transactionsPerTask: perTask(transactionsBefore, await counter.transactions()),
+    };
   } finally {
     release(runners);
     await Promise.all(runners.map((runner) => runner.stop()));
@@ -292,7 +336,9 @@ async function main() {
       console.error(
         `  genvideo ${onDisk.tasksPerSecond} tasks/s with videos on disk (${onDisk.cpuMsPerTask ?? "?"} ms of worker CPU per task)` +
           (inMemory ? `, ${inMemory.tasksPerSecond} in memory (${inMemory.cpuMsPerTask ?? "?"} ms)` : "") +
-          `; graphile-worker ${graphile} jobs/s`,
+          `; graphile-worker ${graphile.jobsPerSecond} jobs/s (${graphile.cpuMsPerTask ?? "?"} ms); ` +
+          `transactions per task: disk ${onDisk.transactionsPerTask}, memory ${inMemory?.transactionsPerTask ?? "?"}, ` +
+          `graphile-worker ${graphile.transactionsPerTask}`,
       );
       drains.push({ processes: count, graphile, onDisk, inMemory });
     }
@@ -347,6 +393,7 @@ function report(api, drains, loadBefore, ceiling) {
   if (drains.length > 0) {
     console.log(
       `Workers: ${TASKS} queued tasks (jobs) drained, concurrency ${CONCURRENCY} per process, fixture renderer, no callbacks; ` +
+        "CPU: the worker processes' per task; xacts: transactions the database counted per task (each autocommit statement is one); " +
         `videos on disk (${tmpdir()}) and in memory (${MEMORY_ROOT ?? "no tmpfs found"}); targets: genvideo >= ${TARGETS.memory * 100}% of graphile-worker in memory, >= ${TARGETS.disk * 100}% on disk`,
     );
     const share = (drain, graphile, where) =>
@@ -356,22 +403,30 @@ function report(api, drains, loadBefore, ceiling) {
         [
           "worker processes",
           "graphile-worker jobs/s",
-          "genvideo tasks/s, disk",
-          "vs graphile",
-          "CPU ms/task",
+          "CPU ms/job",
+          "xacts/job",
           "genvideo tasks/s, memory",
           "vs graphile",
           "CPU ms/task",
+          "xacts/task",
+          "genvideo tasks/s, disk",
+          "vs graphile",
+          "CPU ms/task",
+          "xacts/task",
         ],
         ...drains.map((row) => [
           String(row.processes),
-          String(row.graphile),
-          String(row.onDisk.tasksPerSecond),
-          share(row.onDisk, row.graphile, "disk"),
-          String(row.onDisk.cpuMsPerTask ?? "n/a"),
+          String(row.graphile.jobsPerSecond),
+          String(row.graphile.cpuMsPerTask ?? "n/a"),
+          String(row.graphile.transactionsPerTask),
           row.inMemory ? String(row.inMemory.tasksPerSecond) : "n/a",
           share(row.inMemory, row.graphile, "memory"),
           String(row.inMemory?.cpuMsPerTask ?? "n/a"),
+          String(row.inMemory?.transactionsPerTask ?? "n/a"),
+          String(row.onDisk.tasksPerSecond),
+          share(row.onDisk, row.graphile, "disk"),
+          String(row.onDisk.cpuMsPerTask ?? "n/a"),
+          String(row.onDisk.transactionsPerTask),
         ]),
       ]),
     );
