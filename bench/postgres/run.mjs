@@ -140,8 +140,8 @@ function countingPool(databaseUrl) {
 /** Transactions per task the others sent between two `transactions()` readings. */
 const perTask = (before, after) =>
   Number((after.total - before.total - (after.ours - before.ours)) / TASKS).toFixed(2);
-/** Long enough for idle sessions' transaction counts to reach `pg_stat_database`. */
-const STATS_SETTLE_MS = 1_500;
+/** Long enough for idle sessions' transaction counts to reach `pg_stat_database` (a smoke run judges none). */
+const STATS_SETTLE_MS = SMOKE ? 0 : 1_500;
 const settleStats = () => new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
 
 /** Status reads then creates, `CONNECTIONS` in all spread over `urls`, each after a 1 s warm-up. */
@@ -246,25 +246,34 @@ async function genvideoDrain(cluster, workerCount, videoRoot) {
     if (created.failures > 0) throw new Error(`${created.failures} of ${TASKS} creates failed`);
     // The API's work is done: its transactions are counted before the drain, not in it.
     await api.stop();
-    await settleStats();
-    const completed = () => counter.count("select count(*) from tasks where state = 'completed'");
-    const transactionsBefore = await counter.transactions();
-    const cpuBefore = workersCpuSeconds(workers);
-    release(workers);
-    const seconds = await secondsUntil(completed, TASKS);
-    const cpuSeconds = workersCpuSeconds(workers) - cpuBefore;
-    // Stopped sessions have counted everything they sent.
-    await Promise.all(workers.map((worker) => worker.stop()));
-    return {
-      tasksPerSecond: Math.round(TASKS / seconds),
-      cpuMsPerTask: msPerTask(cpuSeconds),
-      transactionsPerTask: perTask(transactionsBefore, await counter.transactions()),
-    };
+    return await timeDrain(workers, counter, () =>
+      counter.count("select count(*) from tasks where state = 'completed'"),
+    );
   } finally {
     release(workers);
     await counter.end();
     await Promise.all([api, ...workers].map((server) => server.stop()));
   }
+}
+
+/**
+ * Lets the held `processes` go and times their drain until `done()` counts every task; then stops
+ * them, so their sessions have counted every transaction they sent. The rate, and the processes'
+ * CPU and the database's transactions per task.
+ */
+async function timeDrain(processes, counter, done) {
+  await settleStats();
+  const transactionsBefore = await counter.transactions();
+  const cpuBefore = workersCpuSeconds(processes);
+  release(processes);
+  const seconds = await secondsUntil(done, TASKS);
+  const cpuSeconds = workersCpuSeconds(processes) - cpuBefore;
+  await Promise.all(processes.map((started) => started.stop()));
+  return {
+    tasksPerSecond: Math.round(TASKS / seconds),
+    cpuMsPerTask: msPerTask(cpuSeconds),
+    transactionsPerTask: perTask(transactionsBefore, await counter.transactions()),
+  };
 }
 
 /** CPU seconds as milliseconds per task; undefined where /proc is missing. */
@@ -296,20 +305,12 @@ async function graphileDrain(cluster, runnerCount) {
         Array.from({ length: size }, (_, index) => ({ identifier: "noop", payload: { index } })),
       );
     }
-    await settleStats();
-    const done = async () =>
-      TASKS - (await counter.count("select count(*) from graphile_worker._private_jobs"));
-    const transactionsBefore = await counter.transactions();
-    const cpuBefore = workersCpuSeconds(runners);
-    release(runners);
-    const seconds = await secondsUntil(done, TASKS);
-    const cpuSeconds = workersCpuSeconds(runners) - cpuBefore;
-    await Promise.all(runners.map((runner) => runner.stop()));
-    return {
-      jobsPerSecond: Math.round(TASKS / seconds),
-      cpuMsPerTask: msPerTask(cpuSeconds),
-      transactionsPerTask: perTask(transactionsBefore, await counter.transactions()),
-    };
+    const { tasksPerSecond, ...costs } = await timeDrain(
+      runners,
+      counter,
+      async () => TASKS - (await counter.count("select count(*) from graphile_worker._private_jobs")),
+    );
+    return { jobsPerSecond: tasksPerSecond, ...costs };
   } finally {
     release(runners);
     await Promise.all(runners.map((runner) => runner.stop()));
