@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { auth, createBody, seedStatusTargets, serverCli, startProcess } from "../server/processes.mjs";
+import { verdict } from "../smoke.mjs";
 import { cycling, loadAcross, startGenvideo } from "./cluster-processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -164,15 +165,14 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
 /** The report's lines for `apiAgainstCeiling`'s result. */
 export function ceilingLines(result, { duration, connections }) {
   const percent = (value) => `${(value * 100).toFixed(0)}%`;
-  const verdict = (value) =>
-    `${percent(value)} (target >= ${percent(TARGET)}: ${value >= TARGET ? "met" : "MISSED"})`;
+  const judged = (value) => `${percent(value)} (target >= ${percent(TARGET)}: ${verdict(value >= TARGET)})`;
   const pick = (key) => median(result.rounds.map((row) => row[key]));
   const { one, two } = result.scaling;
   return [
     `One API process against bare Hono + pg on the same database (bench/postgres/ceiling-server.mjs), ` +
       `${result.rounds.length} alternating rounds of ${duration} s at ${connections} connections, medians:`,
-    `  status reads: ceiling ${pick("ceilingStatus")}/s, genvideo ${pick("status")}/s: ${verdict(result.statusRatio)}`,
-    `  creates:      ceiling ${pick("ceilingCreates")}/s, genvideo ${pick("creates")}/s: ${verdict(result.createRatio)}`,
+    `  status reads: ceiling ${pick("ceilingStatus")}/s, genvideo ${pick("status")}/s: ${judged(result.statusRatio)}`,
+    `  creates:      ceiling ${pick("ceilingCreates")}/s, genvideo ${pick("creates")}/s: ${judged(result.createRatio)}`,
     `Creates/s with 1 and 2 API processes: one account ${one.oneAccount} and ${two.oneAccount} ` +
       `(${(two.oneAccount / one.oneAccount).toFixed(2)}x); ${MANY_ACCOUNTS} accounts ${one.manyAccounts} and ` +
       `${two.manyAccounts} (${(two.manyAccounts / one.manyAccounts).toFixed(2)}x)`,
