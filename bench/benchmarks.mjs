@@ -1,6 +1,7 @@
 // Every benchmark under bench/, in the order `pnpm bench` runs them (they share two cores), with
-// what each must print. `run-all.mjs` runs their full commands; `smoke.test.mjs` (`pnpm bench:smoke`,
-// a CI step) runs each with `--smoke` and checks that it exits 0 and prints its figures.
+// what each must print. `run-all.mjs` runs their full commands (a diagnostic only when named);
+// `smoke.test.mjs` (`pnpm bench:smoke`, a CI step) runs each with `--smoke` and checks that it
+// exits 0 and prints its figures.
 
 /**
  * @typedef {object} Benchmark
@@ -8,6 +9,8 @@
  * @property {string} what  what it measures, for the run's headings
  * @property {string} command  run from bench/; smoke mode appends `--smoke`
  * @property {RegExp[]} figures  lines its output holds in either mode (its figures, as numbers)
+ * @property {boolean} [diagnostic]  a tool for working on the server, not a figure with a target:
+ *   `pnpm bench` runs it only when named
  */
 
 /** A number as the benchmarks print one (never NaN). */
@@ -105,6 +108,34 @@ export const benchmarks = [
     what: "task list page and its next page with 100 000 tasks, p99",
     command: "node dashboard/run.mjs",
     figures: [line(String.raw`GET /dashboard/tasks \(first page\)\s+N\s+N`)],
+  },
+  {
+    name: "server-in-process",
+    what: "the engine's share of a status read and a create, its app called without HTTP",
+    command: "node server/in-process.mjs",
+    figures: [line("status: median N µs/request"), line("creates: median N µs/request")],
+    diagnostic: true,
+  },
+  {
+    name: "server-cpu-per-request",
+    what: "the server's CPU time per status read and create, beside bare Hono's",
+    command: "node server/cpu-per-request.mjs",
+    figures: [line("median status: N µs CPU/request"), line("median creates: N µs CPU/request")],
+    diagnostic: true,
+  },
+  {
+    name: "server-profile",
+    what: "where the server's time goes under status reads (--cpu-prof), by function and by file",
+    command: "node server/profile.mjs status",
+    figures: [line("status: N req/s"), line(String.raw`self time by file:\n +N%`)],
+    diagnostic: true,
+  },
+  {
+    name: "telemetry-in-process",
+    what: "what metrics cost a status read and a create, two servers' apps in one process",
+    command: "node telemetry/in-process.mjs",
+    figures: [line("in process, reads: N µs off, N µs with metrics"), line("in process, creates: N µs off")],
+    diagnostic: true,
   },
   {
     name: "soak-smoke",

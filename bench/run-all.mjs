@@ -2,7 +2,8 @@
 // then a summary. A benchmark exits non-zero when it misses its target or fails;
 // the run goes on either way, so one miss does not hide the other figures.
 //   node run-all.mjs [--smoke] [name...]
-// --smoke runs each for a second or two (see smoke.mjs): that they all still work.
+// --smoke runs each for a second or two (see smoke.mjs): that they all still work. Diagnostics
+// (benchmarks.mjs) run when named, or in smoke mode.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -27,7 +28,8 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 
 const results = [];
 for (const benchmark of benchmarks) {
-  if (only.length > 0 && !only.includes(benchmark.name)) continue;
+  const chosen = only.length > 0 ? only.includes(benchmark.name) : flags.smoke || !benchmark.diagnostic;
+  if (!chosen) continue;
   const command = flags.smoke ? smokeCommand(benchmark) : benchmark.command;
   console.log(`\n=== ${benchmark.name}: ${benchmark.what}\n$ ${command}`);
   const started = performance.now();

@@ -18,3 +18,6 @@ export function verdict(met) {
   if (smoke) return "not judged in smoke mode";
   return met ? "met" : "MISSED";
 }
+
+/** The command line's positional arguments, `--smoke` left out (for benchmarks sized by position). */
+export const positionals = process.argv.slice(2).filter((argument) => argument !== "--smoke");

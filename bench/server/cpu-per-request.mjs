@@ -4,15 +4,17 @@
 // Linux only.
 //
 //   node bench/server/cpu-per-request.mjs [seconds] [rounds]
+
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { positionals, sized } from "../smoke.mjs";
 import { cpuMicros } from "./process-cpu.mjs";
 import { auth, createBody, startProcess, startSeededServer } from "./processes.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const seconds = Number(process.argv[2] ?? 4);
-const rounds = Number(process.argv[3] ?? 3);
+const seconds = Number(positionals[0] ?? sized(4, 0.5));
+const rounds = Number(positionals[1] ?? sized(3, 1));
 
 async function measure(name, pid, options) {
   const before = cpuMicros(pid);

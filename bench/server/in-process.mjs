@@ -3,11 +3,12 @@
 // `engine.app.fetch` called in a loop. Rounds alternate, medians reported.
 //
 //   node bench/server/in-process.mjs [requests per round] [rounds] [status,creates]
+import { positionals, sized } from "../smoke.mjs";
 import { startInProcessServer } from "./in-process-server.mjs";
 
-const REQUESTS = Number(process.argv[2] ?? 5000);
-const ROUNDS = Number(process.argv[3] ?? 5);
-const WORKLOADS = (process.argv[4] ?? "status,creates").split(",");
+const REQUESTS = Number(positionals[0] ?? sized(5000, 200));
+const ROUNDS = Number(positionals[1] ?? sized(5, 1));
+const WORKLOADS = (positionals[2] ?? "status,creates").split(",");
 const { post, get, stop } = await startInProcessServer();
 try {
   await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -3,14 +3,16 @@
 // prints the functions with the most self time, and the files.
 //
 //   node bench/server/profile.mjs status|creates [seconds]
+
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { positionals, sized } from "../smoke.mjs";
 import { summariseProfile } from "./cpu-profile-summary.mjs";
 import { auth, createBody, startSeededServer } from "./processes.mjs";
 
-const workload = process.argv[2] ?? "status";
-const seconds = Number(process.argv[3] ?? 8);
+const workload = positionals[0] ?? "status";
+const seconds = Number(positionals[1] ?? sized(8, 0.5));
 
 const profileDirOf = (dataDir) => join(dataDir, "profile");
 const seeded = await startSeededServer({

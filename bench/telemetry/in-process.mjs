@@ -6,11 +6,13 @@
 // target; traces are process-wide in OpenTelemetry, so they are measured by `run.mjs` only.
 //
 //   node bench/telemetry/in-process.mjs [requests per round] [rounds]
+
 import { median } from "../server/closed-loop.mjs";
 import { startInProcessServer } from "../server/in-process-server.mjs";
+import { positionals, sized } from "../smoke.mjs";
 
-const REQUESTS = Number(process.argv[2] ?? 2000);
-const ROUNDS = Number(process.argv[3] ?? 15);
+const REQUESTS = Number(positionals[0] ?? sized(2000, 100));
+const ROUNDS = Number(positionals[1] ?? sized(15, 1));
 
 async function startServer(name, env) {
   const { server, get, post, stop } = await startInProcessServer(env);
