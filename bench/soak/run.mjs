@@ -1,7 +1,7 @@
 // A soak: the built server on SQLite under a mixed load for N minutes, sampled every interval
-// into a CSV (RSS, heap, descriptors, database and video sizes, rows, p99 per request kind,
-// errors, connection resets), then one line saying what grew (soak/growth.mjs). History retention and video
-// retention are short, so both pass during the run: the sizes should level off, not climb.
+// into a CSV (memory, descriptors, database and video sizes, p99 per request kind, errors,
+// connection resets), then one line saying what grew (soak/growth.mjs). History retention and
+// video retention are short, so both pass during the run: the sizes should level off, not climb.
 //
 //   node soak/run.mjs --minutes 20 [--interval 30] [--out soak.csv]
 //   node soak/run.mjs --smoke           (a few seconds: that it runs and writes its CSV)
@@ -10,7 +10,15 @@
 // Load per second (flags): --creates 20, --reads 100, --downloads 5 (Range), --pages 1
 // (dashboard), one client in 4 with a callback (a receiver failing one attempt in 3, so
 // retries), and a slow keep-alive pool (a request every 5.5 s, idle timeout 60 s, as proxies
-// keep theirs) that counts ECONNRESET.
+// keep theirs) that counts ECONNRESET. --streams 2 dashboard live-stream clients each hold
+// the task list's event stream for 5 to 30 s, drop it and connect again, as browsers do.
+//
+// Memory: RSS moves by tens of MiB with no leak: V8 sizes its young generation between 1 and 64
+// MiB with the allocation rate (a step of 32 MiB when it doubles), and keeps pages it freed. So
+// the CSV splits RSS: file-backed (code, SQLite's mapping of the database), V8's heap pages, and
+// native memory (the rest of the anonymous memory: malloc, buffers, SQLite's page cache). A leak
+// shows in heap_used_mb (JavaScript objects) or native_mb: those are what the verdict watches.
+// The database stays small (short retention), so SQLite's caches do not show here.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Agent, createServer, get } from "node:http";
@@ -30,6 +38,7 @@ const { values: flags } = parseArgs({
     reads: { type: "string", default: "100" },
     downloads: { type: "string", default: "5" },
     pages: { type: "string", default: "1" },
+    streams: { type: "string", default: "2" },
     verdict: { type: "string" },
   },
 });
@@ -46,6 +55,7 @@ const rates = {
   reads: Number(flags.reads),
   downloads: Number(flags.downloads),
   pages: Number(flags.pages),
+  streams: Number(flags.streams),
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), "genvideo-soak-"));
@@ -73,6 +83,12 @@ await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const callbackUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
 const server = startProcess([serverCli, "start"], env);
+// A soak that fails or is stopped halfway leaves no server running nor its data behind.
+process.once("exit", () => {
+  server.signal("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(1));
 const url = await server.url;
 execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "1000000000"], {
   env: { ...process.env, ...env },
@@ -83,7 +99,7 @@ execFileSync(process.execPath, [serverCli, "accounts", "credit", "default", "100
 // until the server closes them, as proxies keep theirs for 60 s) for the resets.
 const slowPool = new Agent({ keepAlive: true, maxSockets: 1 });
 const latencies = { create: [], status: [], download: [], page: [] };
-const counts = { requests: 0, errors5xx: 0, failures: 0, resets: 0 };
+const counts = { requests: 0, errors5xx: 0, failures: 0, resets: 0, streamEvents: 0 };
 const finished = [];
 let cookie;
 
@@ -153,6 +169,39 @@ function slow() {
   });
 }
 
+/**
+ * One browser on the live task list: reads the list page's stream URL, holds the stream for
+ * 5 to 30 s, drops it and starts over, until `stopped`.
+ */
+async function liveClient(stopped) {
+  while (!stopped.aborted) {
+    const listed = await timed("page", `${url}/dashboard/tasks`, { headers: { cookie } });
+    const live = /data-live="([^"]+)"/.exec(Buffer.from(listed?.body ?? new ArrayBuffer(0)).toString())?.[1];
+    const signal = AbortSignal.any([
+      stopped,
+      AbortSignal.timeout(Math.round(5_000 + Math.random() * 25_000)),
+    ]);
+    if (!live) {
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      continue;
+    }
+    try {
+      const response = await fetch(new URL(live.replaceAll("&amp;", "&"), url), {
+        headers: { cookie },
+        signal,
+      });
+      if (response.status >= 500) counts.errors5xx++;
+      for await (const text of response.body.pipeThrough(new TextDecoderStream()))
+        counts.streamEvents += text.split("\n\n").length - 1;
+    } catch (error) {
+      if (!signal.aborted) {
+        counts.failures++;
+        if (String(error?.cause?.code ?? error?.code).includes("ECONNRESET")) counts.resets++;
+      }
+    }
+  }
+}
+
 async function signIn() {
   const link = new URL(
     execFileSync(process.execPath, [serverCli, "dashboard", "link"], {
@@ -180,6 +229,16 @@ function every(perSecond, work) {
   return () => clearInterval(timer);
 }
 
+/** Starts `count` live-stream clients; the returned function drops their streams and stops them. */
+function streaming(count) {
+  const stop = new AbortController();
+  const clients = Array.from({ length: count }, () => liveClient(stop.signal));
+  return () => {
+    stop.abort();
+    return Promise.all(clients);
+  };
+}
+
 // ---- sampling ----
 function sizeOf(path) {
   try {
@@ -205,10 +264,12 @@ function videoFiles(dir) {
   } catch {}
   return { files, bytes };
 }
-async function metric(text, name) {
+/** A sample's value in the Prometheus text, `name` with its labels as the server writes them. */
+function metric(text, name) {
   const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
   return line ? Number(line.split(" ")[1]) : Number.NaN;
 }
+const mib = (bytes) => bytes / 2 ** 20;
 function p99(samples) {
   if (samples.length === 0) return "";
   const sorted = [...samples].sort((a, b) => a - b);
@@ -221,15 +282,49 @@ function fds(pid) {
     return Number.NaN;
   }
 }
-function rssMb(pid) {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
+/** Resident memory in MiB from /proc: all of it, anonymous (heap, malloc), and file-backed (code, mmap). */
+function residentMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024;
+  return { rss: field("VmRSS"), anon: field("RssAnon"), file: field("RssFile") };
+}
+/**
+ * Resident MiB by mapping (/proc/<pid>/smaps): V8's heap, which it maps in anonymous pages of 256
+ * KiB (and one range for compiled code), freed pages it pools for reuse included; and the
+ * database file and its WAL index as SQLite maps them (mmap_size, -shm).
+ */
+function mappedMb(pid) {
+  let v8 = 0;
+  let database = 0;
+  let kind;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const [, start, end, mode, path] = mapping;
+      const kib = (Number.parseInt(end, 16) - Number.parseInt(start, 16)) / 1024;
+      const v8Page = path === "" && ((kib === 256 && mode === "rw-p") || mode === "rwxp");
+      kind = v8Page ? "v8" : path.includes(dbPath) ? "database" : undefined;
+    } else if (kind && line.startsWith("Rss:")) {
+      const kib = Number(/(\d+)/.exec(line)[1]);
+      if (kind === "v8") v8 += kib;
+      else database += kib;
+    }
+  }
+  return { v8: v8 / 1024, database: database / 1024 };
 }
 
 const columns = [
   "t_s",
   "rss_mb",
+  "anon_mb",
+  "file_mb",
+  "v8_mb",
+  "native_mb",
+  "young_mb",
+  "db_mapped_mb",
   "heap_used_mb",
+  "old_used_mb",
+  "external_mb",
   "fds",
   "db_mb",
   "wal_mb",
@@ -243,21 +338,32 @@ const columns = [
   "errors_5xx",
   "failures",
   "resets",
+  "stream_events",
 ];
 const rows = [];
 const began = performance.now();
 async function sample() {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const videos = videoFiles(join(dataDir, "videos"));
+  const resident = residentMb(server.pid);
+  const mapped = mappedMb(server.pid);
   const row = {
     t_s: ((performance.now() - began) / 1000).toFixed(0),
-    rss_mb: rssMb(server.pid).toFixed(1),
-    heap_used_mb: ((await metric(text, "nodejs_heap_size_used_bytes")) / 2 ** 20).toFixed(1),
+    rss_mb: resident.rss.toFixed(1),
+    anon_mb: resident.anon.toFixed(1),
+    file_mb: resident.file.toFixed(1),
+    v8_mb: mapped.v8.toFixed(1),
+    native_mb: (resident.anon - mapped.v8).toFixed(1),
+    young_mb: mib(metric(text, 'nodejs_heap_space_size_total_bytes{space="new"}')).toFixed(1),
+    db_mapped_mb: mapped.database.toFixed(2),
+    heap_used_mb: mib(metric(text, "nodejs_heap_size_used_bytes")).toFixed(1),
+    old_used_mb: mib(metric(text, 'nodejs_heap_space_size_used_bytes{space="old"}')).toFixed(1),
+    external_mb: mib(metric(text, "nodejs_external_memory_bytes")).toFixed(1),
     fds: fds(server.pid),
-    db_mb: (sizeOf(dbPath) / 2 ** 20).toFixed(2),
-    wal_mb: (sizeOf(`${dbPath}-wal`) / 2 ** 20).toFixed(2),
+    db_mb: mib(sizeOf(dbPath)).toFixed(2),
+    wal_mb: mib(sizeOf(`${dbPath}-wal`)).toFixed(2),
     video_files: videos.files,
-    videos_mb: (videos.bytes / 2 ** 20).toFixed(2),
+    videos_mb: mib(videos.bytes).toFixed(2),
     requests: counts.requests,
     create_p99_ms: p99(latencies.create),
     status_p99_ms: p99(latencies.status),
@@ -266,9 +372,11 @@ async function sample() {
     errors_5xx: counts.errors5xx,
     failures: counts.failures,
     resets: counts.resets,
+    stream_events: counts.streamEvents,
   };
   for (const list of Object.values(latencies)) list.length = 0;
   counts.requests = 0;
+  counts.streamEvents = 0;
   rows.push(row);
   console.error(columns.map((column) => `${column}=${row[column]}`).join(" "));
 }
@@ -279,11 +387,12 @@ const stops = [
   every(rates.downloads, download),
   every(rates.pages, page),
   every(1 / 5.5, slow),
+  streaming(rates.streams),
 ];
 const sampler = setInterval(() => void sample(), intervalMs);
 await new Promise((resolve) => setTimeout(resolve, durationMs));
 clearInterval(sampler);
-for (const stop of stops) stop();
+await Promise.all(stops.map((stop) => stop()));
 await sample();
 await server.stop();
 slowPool.destroy();
