@@ -37,7 +37,8 @@ export class SqliteConnection {
     // process crash (only a power loss can drop the last commits). A WAL that
     // starts over is cut back to 64 MiB at most. The page cache (64 MiB, the
     // default is 2 MiB) and memory-mapped reads keep lookups among a hundred
-    // thousand tasks from going to the kernel for every page.
+    // thousand tasks from going to the kernel for every page; both are part of
+    // the process's memory ceiling (docs/operating.md, "Memory").
     // auto_vacuum takes effect on a new database only (before its first table):
     // space that history retention frees is then given back to the file system
     // by incremental vacuums (docs/operating.md, "History retention").
