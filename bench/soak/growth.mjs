@@ -7,7 +7,7 @@
 /**
  * The watched columns: what must stay flat for a server that runs for weeks. Memory is watched as
  * JavaScript objects (heap_used_mb) and native memory (native_mb, outside V8's heap): raw RSS
- * steps by 32 MiB whenever V8 doubles its young generation, with no leak.
+ * steps by tens of MiB whenever V8 resizes its young generation, with no leak.
  */
 export const WATCHED = ["native_mb", "heap_used_mb", "fds", "db_mb", "video_files"];
 

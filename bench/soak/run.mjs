@@ -13,8 +13,8 @@
 // keep theirs) that counts ECONNRESET. --streams 2 dashboard live-stream clients each hold
 // the task list's event stream for 5 to 30 s, drop it and connect again, as browsers do.
 //
-// Memory: RSS moves by tens of MiB with no leak: V8 sizes its young generation between 1 and 64
-// MiB with the allocation rate (a step of 32 MiB when it doubles), and keeps pages it freed. So
+// Memory: RSS moves by tens of MiB with no leak: V8 sizes its young generation with the
+// allocation rate (4 to 128 MiB in a 14-minute run), and keeps pages it freed. So
 // the CSV splits RSS: file-backed (code, SQLite's mapping of the database), V8's heap pages, and
 // native memory (the rest of the anonymous memory: malloc, buffers, SQLite's page cache). A leak
 // shows in heap_used_mb (JavaScript objects) or native_mb: those are what the verdict watches.
