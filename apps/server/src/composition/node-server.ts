@@ -22,6 +22,7 @@ import { createDashboard } from "../dashboard/dashboard-app.js";
 import { createSignInLink } from "../dashboard/sessions.js";
 import { clientAddressResolver } from "../http/client-address.js";
 import { answerClientErrors } from "../http/client-error.js";
+import { drainOnClose } from "../http/connection-drain.js";
 import type { Logger } from "../logging/logger.js";
 import { createFixtureRenderer } from "../renderer/fixture-renderer.js";
 import { createSyntheticRenderer } from "../renderer/synthetic-renderer.js";
@@ -89,6 +90,12 @@ const FULL_TICK_AT_LEAST_EVERY_MS = 1000;
 const KEEP_ALIVE_TIMEOUT_MS = 75_000;
 /** Above the keep-alive timeout, as Node asks: a request on a reused connection is not cut short. */
 const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5_000;
+/**
+ * How long a graceful stop lets the requests in flight finish (docs/operating.md, "Connections"):
+ * an API call takes milliseconds; what is still busy then (a long download, a client that stopped
+ * sending) is closed, so the stop ends well within `docker stop`'s 10 s.
+ */
+const REQUEST_DRAIN_MS = 5_000;
 
 export interface NodeServerOptions {
   /** How to run the CLI the way this server was started (`pnpm genvideo-server`): the dashboard's hints print it. */
@@ -120,6 +127,8 @@ export async function startNodeServer(
   });
   answerHalfClosedConnections(server);
   answerClientErrors(server as HttpServer);
+  // A graceful stop drains its connections (docs/operating.md, "Connections").
+  const connections = drainOnClose(server as HttpServer);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);
@@ -278,20 +287,20 @@ export async function startNodeServer(
     closing ??= (async () => {
       accepting = false;
       dashboard.close();
-      // Stop taking connections; requests in flight finish, idle keep-alives close.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      // Stop taking connections; requests in flight finish (for REQUEST_DRAIN_MS at most), idle
+      // and never used connections close at once.
+      const drained = connections.close(REQUEST_DRAIN_MS);
       await listener?.stop();
       await worker.stop();
       await retention.stop();
       await engine.drain();
       await webhooks.sender.close();
-      // A connection whose request was in flight above goes idle after its answer, and would then
-      // hold the close for the whole keep-alive timeout (75 s): close idle ones until none is left.
-      const sweep = setInterval(() => {
-        if ("closeIdleConnections" in server) server.closeIdleConnections();
-      }, 100);
-      await closed.finally(() => clearInterval(sweep));
+      const { cut } = await drained;
+      if (cut > 0)
+        logger.warn(
+          { connections: cut, drainMs: REQUEST_DRAIN_MS },
+          "requests still in flight at the end of the drain: their connections were closed",
+        );
       await clock.persist();
       await database.close();
       // Last: the spans of the shutdown itself go out too.
