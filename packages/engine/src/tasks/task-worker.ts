@@ -37,7 +37,6 @@ export interface TaskWorkerDependencies {
 
 interface RunningRender {
   controller: AbortController;
-  promise: Promise<void>;
 }
 
 /** Rows handled per query; a pass repeats a query while it comes back full. */
@@ -55,6 +54,8 @@ const READ_ONLY = { readOnly: true } as const;
 export class TaskWorker {
   readonly #deps: TaskWorkerDependencies;
   readonly #renders = new Map<string, RunningRender>();
+  /** Each render's whole course, its recording included, which goes on after its slot is freed. */
+  readonly #inFlight = new Set<Promise<void>>();
   /** Tasks this engine has claimed and keeps leased until they end or are released. */
   readonly #held: HeldTasks;
   readonly #completions: CompletionBatch;
@@ -179,8 +180,7 @@ export class TaskWorker {
 
   /** Resolves once no render started by this engine is in flight. */
   async idle(): Promise<void> {
-    while (this.#renders.size > 0)
-      await Promise.all([...this.#renders.values()].map((render) => render.promise));
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   /** Graceful stop: claim nothing more, abort renders, hand our tasks back to the queue. */
@@ -260,6 +260,9 @@ export class TaskWorker {
         }
         // A video made after the lease ran out is not ours to record: the next holder renders again.
         if (signal.aborted) return;
+        // Rendered: the slot is free for the next task while this one is recorded (a completion's
+        // round trip), as a queue's next job does not wait for the last one's completion.
+        this.#renderEnded(task.id);
         try {
           await this.#recordRender(task, videoKey);
           this.#trouble.ended("record");
@@ -274,12 +277,18 @@ export class TaskWorker {
           this.#forget(task.id);
         }
       } finally {
-        this.#renders.delete(task.id);
-        // Once half the slots are free: one claim then fills them all, rather than a tick per render.
-        if (this.#renders.size <= this.#deps.config.workerConcurrency / 2) this.#deps.onRenderEnded?.();
+        this.#renderEnded(task.id);
       }
     })();
-    this.#renders.set(task.id, { controller, promise });
+    this.#renders.set(task.id, { controller });
+    this.#inFlight.add(promise);
+    promise.finally(() => this.#inFlight.delete(promise)).catch(() => undefined);
+  }
+
+  /** Frees a render's slot (once); once half the slots are free, one claim then fills them all. */
+  #renderEnded(id: string) {
+    if (!this.#renders.delete(id)) return;
+    if (this.#renders.size <= this.#deps.config.workerConcurrency / 2) this.#deps.onRenderEnded?.();
   }
 
   /** Records a finished render: the video, or (its generation time over already) the task's end. */
