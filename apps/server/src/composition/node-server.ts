@@ -249,7 +249,7 @@ export async function startNodeServer(
     : undefined;
   // A tick that fails because the database is out of reach is counted in the episode's closing line.
   const countedElsewhere = database.reachability
-    ? (error: unknown) => database.reachability!.housekeepingFailed(error)
+    ? (error: unknown, startedAt: number) => database.reachability!.housekeepingFailed(error, startedAt)
     : undefined;
   const worker = works
     ? startWorkerLoop(gate ?? engine, {

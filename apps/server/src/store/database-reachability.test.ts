@@ -56,6 +56,28 @@ describe("DatabaseReachability", () => {
     expect(reachability.outOfReach).toBe(false);
   });
 
+  it("counts a housekeeping run begun in an episode that ended before it failed in that episode", async () => {
+    const { reachability, lines } = tracked();
+    reachability.lost("no answer from PostgreSQL: a TCP handshake to it went unanswered for 1000 ms");
+    const runStartedAt = Date.now();
+    await vi.advanceTimersByTimeAsync(3_000);
+    // A request gets through: the episode ends. Then the run's query, on a connection the cut
+    // killed, fails.
+    await reachability.serve(async () => "answered");
+    await vi.advanceTimersByTimeAsync(40);
+    const terminated = () => new Error("Connection terminated unexpectedly");
+    expect(reachability.housekeepingFailed(terminated(), runStartedAt)).toBe(true);
+    expect(reachability.outOfReach).toBe(false);
+    expect(lines.map(({ msg }) => msg)).toEqual([
+      "PostgreSQL out of reach: requests that need it are answered 503 DATABASE_UNAVAILABLE until it answers again",
+      "PostgreSQL reachable again",
+    ]);
+    // A run begun after the answer that fails so is a new episode.
+    expect(reachability.housekeepingFailed(terminated(), Date.now())).toBe(true);
+    expect(reachability.outOfReach).toBe(true);
+    expect(lines).toHaveLength(3);
+  });
+
   it("never cuts work short outside an episode", async () => {
     const { reachability } = tracked();
     let aborted = false;

@@ -126,12 +126,16 @@ export class DatabaseReachability {
 
   /**
    * A housekeeping run failed: true when the failure belongs to the episode going on (or starts
-   * one), and is counted in it instead of being logged on its own.
+   * one), and is counted in it instead of being logged on its own. `since`: when the run began.
+   * A run begun before the database's last answer was caught in an episode that has ended since
+   * (its query on a connection the cut had killed failed once the cut healed): it belongs to that
+   * episode, whose closing line is written, and starts no other.
    */
-  housekeepingFailed(error: unknown): boolean {
+  housekeepingFailed(error: unknown, since?: number): boolean {
     const reason = databaseOutOfReach(error);
     if (reason === undefined) return false;
-    if (outOfReachNow(error)) this.lost(reason);
+    if (!this.#episode && since !== undefined && since < this.#answeredAt) return true;
+    if (outOfReachNow(error)) this.lost(reason, since);
     // Outside an episode (a session ended for idling, say) the caller logs it itself.
     if (!this.#episode) return false;
     this.#episode.failedHousekeeping++;

@@ -30,8 +30,9 @@ export interface WorkerLoopOptions<Report = unknown> {
   /**
    * Whether a failure belongs to an episode of the database out of reach, which counts it and
    * logs the episode itself: such a failure writes no line of its own. Checked before `expectedFailure`.
+   * `startedAt` is `performance.now()` when the failed run began.
    */
-  countedElsewhere?: (error: unknown) => boolean;
+  countedElsewhere?: (error: unknown, startedAt: number) => boolean;
   /** What a run is called in the log (default "worker tick"). */
   name?: string;
 }
@@ -56,6 +57,7 @@ export function startWorkerLoop<Report>(
   const name = options.name ?? "worker tick";
 
   const runOnce = async () => {
+    const startedAt = performance.now();
     try {
       const report = await engine.tick();
       if (options.didWork?.(report)) wakeRequested = true;
@@ -66,7 +68,7 @@ export function startWorkerLoop<Report>(
       loggedFailures = 0;
     } catch (error) {
       consecutiveFailures++;
-      if (options.countedElsewhere?.(error)) return;
+      if (options.countedElsewhere?.(error, startedAt)) return;
       loggedFailures++;
       // One line per streak start and then every 100th, so a dead disk doesn't flood the log.
       if (loggedFailures === 1 || loggedFailures % 100 === 0) {
