@@ -7,9 +7,11 @@
 /**
  * The watched columns: what must stay flat for a server that runs for weeks. Memory is watched as
  * JavaScript objects (heap_used_mb) and native memory (native_mb, outside V8's heap): raw RSS
- * steps by tens of MiB whenever V8 resizes its young generation, with no leak.
+ * steps by tens of MiB whenever V8 resizes its young generation, with no leak. Descriptors are
+ * watched as files: the socket count follows the load's connection pools, and a connection the
+ * server forgot shows as CLOSE_WAIT (`close_wait`, a column to read, brief ones being normal).
  */
-export const WATCHED = ["native_mb", "heap_used_mb", "fds", "db_mb", "video_files"];
+export const WATCHED = ["native_mb", "heap_used_mb", "file_fds", "db_mb", "video_files"];
 
 function secondHalf(rows, column) {
   return rows

@@ -20,7 +20,15 @@
 // shows in heap_used_mb (JavaScript objects) or native_mb: those are what the verdict watches.
 // The database stays small (short retention), so SQLite's caches do not show here.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { Agent, createServer, get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -287,12 +295,44 @@ function p99(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)].toFixed(2);
 }
-function fds(pid) {
+function descriptorColumns(pid) {
+  const { files, sockets, closeWait } = descriptors(pid);
+  return { file_fds: files, socket_fds: sockets, close_wait: closeWait };
+}
+
+/**
+ * The server's descriptors: files (the database, videos, pipes: what must stay flat) apart from
+ * sockets, which follow how many connections the load's clients keep open (their pools grow and
+ * shrink), and of those the ones the client has closed and the server has not (CLOSE_WAIT): a
+ * server that forgot a connection shows there, not in the socket count.
+ */
+function descriptors(pid) {
+  let links;
   try {
-    return readdirSync(`/proc/${pid}/fd`).length;
+    links = readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return "";
+      }
+    });
   } catch {
-    return Number.NaN;
+    return { files: Number.NaN, sockets: Number.NaN, closeWait: Number.NaN };
   }
+  const inodes = new Set(links.flatMap((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1] ?? []));
+  let closeWait = 0;
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {}
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // st 08 is CLOSE_WAIT; the inode is the tenth field.
+      if (fields[3] === "08" && inodes.has(fields[9])) closeWait++;
+    }
+  }
+  return { files: links.length - inodes.size, sockets: inodes.size, closeWait };
 }
 /** Resident memory in MiB from /proc: all of it, anonymous (heap, malloc), and file-backed (code, mmap). */
 function residentMb(pid) {
@@ -337,7 +377,9 @@ const columns = [
   "heap_used_mb",
   "old_used_mb",
   "external_mb",
-  "fds",
+  "file_fds",
+  "socket_fds",
+  "close_wait",
   "db_mb",
   "wal_mb",
   "video_files",
@@ -371,7 +413,7 @@ async function sample() {
     heap_used_mb: mib(metric(text, "nodejs_heap_size_used_bytes")).toFixed(1),
     old_used_mb: mib(metric(text, 'nodejs_heap_space_size_used_bytes{space="old"}')).toFixed(1),
     external_mb: mib(metric(text, "nodejs_external_memory_bytes")).toFixed(1),
-    fds: fds(server.pid),
+    ...descriptorColumns(server.pid),
     db_mb: mib(sizeOf(dbPath)).toFixed(2),
     wal_mb: mib(sizeOf(`${dbPath}-wal`)).toFixed(2),
     video_files: videos.files,
