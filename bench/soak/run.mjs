@@ -295,11 +295,6 @@ function p99(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)].toFixed(2);
 }
-function descriptorColumns(pid) {
-  const { files, sockets, closeWait } = descriptors(pid);
-  return { file_fds: files, socket_fds: sockets, close_wait: closeWait };
-}
-
 /**
  * The server's descriptors: files (the database, videos, pipes: what must stay flat) apart from
  * sockets, which follow how many connections the load's clients keep open (their pools grow and
@@ -317,7 +312,7 @@ function descriptors(pid) {
       }
     });
   } catch {
-    return { files: Number.NaN, sockets: Number.NaN, closeWait: Number.NaN };
+    return { file_fds: Number.NaN, socket_fds: Number.NaN, close_wait: Number.NaN };
   }
   const inodes = new Set(links.flatMap((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1] ?? []));
   let closeWait = 0;
@@ -332,7 +327,7 @@ function descriptors(pid) {
       if (fields[3] === "08" && inodes.has(fields[9])) closeWait++;
     }
   }
-  return { files: links.length - inodes.size, sockets: inodes.size, closeWait };
+  return { file_fds: links.length - inodes.size, socket_fds: inodes.size, close_wait: closeWait };
 }
 /** Resident memory in MiB from /proc: all of it, anonymous (heap, malloc), and file-backed (code, mmap). */
 function residentMb(pid) {
@@ -413,7 +408,7 @@ async function sample() {
     heap_used_mb: mib(metric(text, "nodejs_heap_size_used_bytes")).toFixed(1),
     old_used_mb: mib(metric(text, 'nodejs_heap_space_size_used_bytes{space="old"}')).toFixed(1),
     external_mb: mib(metric(text, "nodejs_external_memory_bytes")).toFixed(1),
-    ...descriptorColumns(server.pid),
+    ...descriptors(server.pid),
     db_mb: mib(sizeOf(dbPath)).toFixed(2),
     wal_mb: mib(sizeOf(`${dbPath}-wal`)).toFixed(2),
     video_files: videos.files,
