@@ -41,6 +41,11 @@ export class HeldTasks {
    * held task (a backlog of tasks that need no render can hold thousands).
    */
   #earliestExpiry = Number.POSITIVE_INFINITY;
+  /**
+   * No held task is due to end before this (service time): `anyDue` is asked on every tick, and
+   * scans the held tasks only once this has passed, then moves it to the earliest still held.
+   */
+  #earliestDue = Number.POSITIVE_INFINITY;
 
   constructor(deps: HeldTasksDependencies) {
     this.#deps = deps;
@@ -52,6 +57,7 @@ export class HeldTasks {
     const held = new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt);
     this.#tasks.set(task.id, held);
     this.#earliestExpiry = Math.min(this.#earliestExpiry, held.leaseExpiresAt);
+    this.#earliestDue = Math.min(this.#earliestDue, dueAt);
     held.signal.addEventListener("abort", () => {
       if (this.#tasks.get(task.id) === held) this.#ranOut.add(task.id);
     });
@@ -78,12 +84,20 @@ export class HeldTasks {
   /** Moves when a held task is due to end; a task no longer held stays forgotten. */
   setDueAt(id: string, dueAt: number): void {
     const held = this.#tasks.get(id);
-    if (held) held.dueAt = dueAt;
+    if (!held) return;
+    held.dueAt = dueAt;
+    this.#earliestDue = Math.min(this.#earliestDue, dueAt);
   }
 
   /** Whether a held task is due to end (or past its deadline) by `now`. */
   anyDue(now: number): boolean {
-    for (const held of this.#tasks.values()) if (held.dueAt <= now) return true;
+    if (now < this.#earliestDue) return false;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const held of this.#tasks.values()) {
+      if (held.dueAt <= now) return true;
+      earliest = Math.min(earliest, held.dueAt);
+    }
+    this.#earliestDue = earliest;
     return false;
   }
 
