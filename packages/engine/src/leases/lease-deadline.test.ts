@@ -50,8 +50,41 @@ describe("LeaseDeadline", () => {
   it("leaves no timer once disposed", () => {
     vi.useFakeTimers();
     const lease = new LeaseDeadline(systemClock(1), Date.now() + 1_000);
+    expect(lease.signal.aborted).toBe(false);
     expect(vi.getTimerCount()).toBe(1);
     lease.dispose();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("sets its timer when its signal is first asked for; until then check() alone ends it", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = systemClock(1);
+    let runOuts = 0;
+    const lease = new LeaseDeadline(clock, clock.now() + 1_000, () => runOuts++);
+    expect(vi.getTimerCount()).toBe(0);
+    // Renewed while unwatched: still no timer, and the new end is the one checked.
+    lease.leaseExpiresAt = clock.now() + 2_000;
+    vi.advanceTimersByTime(1_999);
+    expect(lease.check()).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(lease.check()).toBe(true);
+    expect(lease.check()).toBe(true);
+    expect(runOuts).toBe(1);
+    // Asked for after it ran out: aborted at once, with the lease's end as the reason.
+    expect(lease.signal.aborted).toBe(true);
+    expect((lease.signal.reason as LeaseExpiredError).leaseExpiresAt).toBe(1_002_000);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("calls onRunOut once when its timer finds it run out", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = systemClock(1);
+    let runOuts = 0;
+    const lease = new LeaseDeadline(clock, clock.now() + 1_000, () => runOuts++);
+    const { signal } = lease;
+    vi.advanceTimersByTime(1_000);
+    expect(signal.aborted).toBe(true);
+    expect(lease.check()).toBe(true);
+    expect(runOuts).toBe(1);
   });
 });

@@ -9,8 +9,8 @@ class HeldTask extends LeaseDeadline {
   /** Its deadline, or sooner its generation time once nothing of ours must render. */
   dueAt: number;
 
-  constructor(clock: Clock, leaseExpiresAt: number, dueAt: number) {
-    super(clock, leaseExpiresAt);
+  constructor(clock: Clock, leaseExpiresAt: number, dueAt: number, onRunOut: () => void) {
+    super(clock, leaseExpiresAt, onRunOut);
     this.dueAt = dueAt;
   }
 }
@@ -54,13 +54,12 @@ export class HeldTasks {
   /** Holds a task just claimed, due to end at `dueAt`. */
   hold(task: TaskRecord, now: number, dueAt: number): void {
     this.forget(task.id);
-    const held = new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt);
+    const held: HeldTask = new HeldTask(this.#deps.clock, task.leaseExpiresAt ?? now, dueAt, () => {
+      if (this.#tasks.get(task.id) === held) this.#ranOut.add(task.id);
+    });
     this.#tasks.set(task.id, held);
     this.#earliestExpiry = Math.min(this.#earliestExpiry, held.leaseExpiresAt);
     this.#earliestDue = Math.min(this.#earliestDue, dueAt);
-    held.signal.addEventListener("abort", () => {
-      if (this.#tasks.get(task.id) === held) this.#ranOut.add(task.id);
-    });
   }
 
   /**
@@ -139,19 +138,23 @@ export class HeldTasks {
   }
 
   async #renew(now: number): Promise<string[]> {
-    const { store, workerId, leaseMs } = this.#deps;
-    // Run out by the lease's own timer, on a clock that runs by itself. A clock moved by hand (the
-    // mock, where one process holds everything) jumps past leases at will and renews them after.
-    const ranOut = [...this.#ranOut];
-    if (now <= this.#earliestExpiry - leaseMs / 2) return ranOut;
+    const { store, clock, workerId, leaseMs } = this.#deps;
+    // Run out on a clock that runs by itself: by the lease's own timer (a task whose render took its
+    // signal) or, for the others, by this pass. A clock moved by hand (the mock, where one process
+    // holds everything) jumps past leases at will and renews them after.
+    if (now <= this.#earliestExpiry - leaseMs / 2) return [...this.#ranOut];
     const live: [string, HeldTask][] = [];
-    for (const entry of this.#tasks) if (!entry[1].signal.aborted) live.push(entry);
+    for (const entry of this.#tasks) {
+      if (clock.scale !== undefined) entry[1].check(now);
+      if (!this.#ranOut.has(entry[0])) live.push(entry);
+    }
+    const ranOut = [...this.#ranOut];
     const taken = await renewHalfSpentLeases(store, live, now, leaseMs, (tx, id, leaseExpiresAt) =>
       tx.transitionTask(id, ["processing"], { leaseExpiresAt }, workerId),
     );
     let earliest = Number.POSITIVE_INFINITY;
-    for (const held of this.#tasks.values())
-      if (!held.signal.aborted) earliest = Math.min(earliest, held.leaseExpiresAt);
+    for (const [id, held] of this.#tasks)
+      if (!this.#ranOut.has(id)) earliest = Math.min(earliest, held.leaseExpiresAt);
     this.#earliestExpiry = earliest;
     return [...ranOut, ...taken];
   }
