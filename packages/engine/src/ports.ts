@@ -397,8 +397,35 @@ export interface Store {
    * work that is not safe to run again fails in tests, not under load.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Optional: `insertChargedTask` for whoever presents the key whose hash is
+   * `keyHash`, the key checked in the same write. Only a live key at `now`
+   * (not revoked, and not expired: `expiresAt` after `now`, the rule of
+   * `liveCaller`) counts; the task and its charge are then its account's.
+   * Unknown, revoked and expired keys alike write nothing and come back as
+   * no key; a short balance writes nothing and comes back with the balance.
+   * A store that offers it (PostgreSQL: one statement) makes a create without
+   * an Idempotency-Key one round trip; without it the engine reads the key
+   * first (`getApiKeyByHash`) and creates after, as it does for every other
+   * request.
+   */
+  insertChargedTaskForKey?(
+    keyHash: string,
+    now: number,
+    task: Omit<TaskRecord, "accountId">,
+    charge: Omit<LedgerEntry, "accountId">,
+  ): Promise<KeyCheckedCharge>;
   close(): Promise<void>;
 }
+
+/** What `Store.insertChargedTaskForKey` found and did. */
+export type KeyCheckedCharge =
+  /** No live key has the hash: nothing was written. */
+  | { apiKey: undefined }
+  /** The key was live and its account paid: the task and its charge exist. */
+  | { apiKey: ApiKeyRecord; charged: true }
+  /** The key was live, its account's balance (`credits`) short: nothing was written. */
+  | { apiKey: ApiKeyRecord; charged: false; credits: number };
 
 /** What a renderer is asked to make: the request plus the output geometry. */
 export interface RenderJob {

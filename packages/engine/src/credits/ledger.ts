@@ -17,9 +17,12 @@ async function post(
   return tx.appendLedger({ id: timeOrderedId(), accountId, taskId, delta, reason, createdAt: now });
 }
 
-/** The ledger entry that takes a task's cost (`StoreTransaction.insertChargedTask` writes it with the task). */
-export function chargeEntry(accountId: string, taskId: string, cost: number, now: number): LedgerEntry {
-  return { id: timeOrderedId(), accountId, taskId, delta: -cost, reason: "charge", createdAt: now };
+/**
+ * The ledger entry that takes a task's cost, for the task's account (`StoreTransaction.insertChargedTask`
+ * writes it with the task, `Store.insertChargedTaskForKey` for the key's account).
+ */
+export function chargeEntry(taskId: string, cost: number, now: number): Omit<LedgerEntry, "accountId"> {
+  return { id: timeOrderedId(), taskId, delta: -cost, reason: "charge", createdAt: now };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Store, TaskRecord } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
+import type { KeyCheck } from "./key-check.js";
 
 /**
  * Authenticates everything under /api before anything else runs: routing,
@@ -23,11 +24,20 @@ import { jsonResponse } from "./json-response.js";
  * the route answers from that read. Revocation still counts on the very
  * request after it: the key is read every time, with the task.
  *
+ * A create can be authenticated by its own statement, on a store that checks
+ * a key where it writes (`Store.insertChargedTaskForKey`): the middleware
+ * then leaves a `keyCheck` instead of a caller, and the route concludes it
+ * (`KeyCheck`) before it answers anything, so a 401 still comes first.
+ *
  * A client that failed too often lately (`FailedAuthLimit`) is answered 429
  * first, before its key is looked at.
  */
 export function authMiddleware(services: HttpServices): MiddlewareHandler<EngineEnv> {
-  const { failedAuth } = services;
+  const { failedAuth, store } = services;
+  // A create's key can ride in the create's own statement where the store can check it there and
+  // no rate limit needs the key's id before the create (the limiter's buckets are the key's).
+  const keyCheckedCreates =
+    store.insertChargedTaskForKey !== undefined && !services.config.rateLimits.enabled;
   return async (c, next) => {
     const presented = await presentedKey(c.req.header("authorization"));
     const client = failedAuth && services.config.clientAddress?.(c.req.raw, c.env);
@@ -41,25 +51,76 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
     };
     if (!presented.ok) return refuse(presented.failure);
     const now = services.clock.now();
-    const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
-    const { result, task } = await (taskId === undefined
-      ? services.store
-          .transaction((tx) => callerByKeyHash(tx, presented.hash, now), READ_ONLY)
-          .then((result) => ({ result, task: undefined }))
-      : callerWithTask(services.store, presented.hash, taskId, now)
-    ).catch((error: unknown) => {
+    /** The key's verdict, however it was reached: undefined once the caller is set, or the 401. */
+    const concluded = (result: Authentication): Response | undefined => {
+      if (!result.ok) return refuse(result.failure);
+      attempt?.ended(false);
+      services.keyUsage.note(result.caller.apiKey, now);
+      c.set("caller", result.caller);
+      c.set("store", store);
+      return undefined;
+    };
+    const storeFailed = (error: unknown): never => {
       // The store failed, not the key: nothing to count against the client.
       attempt?.ended(false);
       throw error;
-    });
-    if (!result.ok) return refuse(result.failure);
-    attempt?.ended(false);
+    };
+    if (keyCheckedCreates && leavesKeyToCreate(c)) {
+      const { hash } = presented;
+      let open = true;
+      c.set("keyCheck", {
+        hash,
+        authenticated: (apiKey) => {
+          open = false;
+          concluded({ ok: true, caller: { accountId: apiKey.accountId, apiKey } });
+        },
+        refused: () => {
+          open = false;
+          return refuse("invalid");
+        },
+        lookUp: async () => {
+          open = false;
+          return concluded(await lookUp(store, hash, now).catch(storeFailed));
+        },
+      });
+      await next();
+      // Never concluded: the store failed in the create's statement, or the client went away.
+      if (open) attempt?.ended(false);
+      return;
+    }
+    const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
+    const { result, task } = await (taskId === undefined
+      ? lookUp(store, presented.hash, now).then((result) => ({ result, task: undefined }))
+      : callerWithTask(store, presented.hash, taskId, now)
+    ).catch(storeFailed);
+    const refused = concluded(result);
+    if (refused) return refused;
     if (taskId !== undefined) c.set("statusRead", { taskId, task });
-    services.keyUsage.note(result.caller.apiKey, now);
-    c.set("caller", result.caller);
-    c.set("store", services.store);
     return next();
   };
+}
+
+/**
+ * The largest body (by its Content-Length) of a create whose key is checked in its statement:
+ * such a body is read and validated before anyone knows whether its key is live, which must cost
+ * a caller without a key next to nothing. A text create is a few hundred bytes; one carrying
+ * images is larger, and spends far more on them than on one round trip.
+ */
+const KEY_CHECKED_BODY_BYTES = 64 * 1024;
+
+/**
+ * `POST /api/gen/generate` with a small body and no Idempotency-Key (whose claim, the account's,
+ * comes before the create): its key can be checked by the create's own statement.
+ */
+function leavesKeyToCreate(c: Context<EngineEnv>): boolean {
+  if (c.req.method !== "POST" || c.req.path !== API_PATHS.createTask) return false;
+  if (c.req.header("idempotency-key") !== undefined) return false;
+  const length = c.req.header("content-length");
+  return length !== undefined && /^\d{1,9}$/.test(length) && Number(length) <= KEY_CHECKED_BODY_BYTES;
+}
+
+function lookUp(store: Store, hash: string, now: number): Promise<Authentication> {
+  return store.transaction((tx) => callerByKeyHash(tx, hash, now), READ_ONLY);
 }
 
 const READ_ONLY = { readOnly: true } as const;

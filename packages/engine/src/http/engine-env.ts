@@ -6,6 +6,7 @@ import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { EngineObserver } from "../observer.js";
 import type { Store, TaskRecord, VideoStorage } from "../ports.js";
 import type { FailedAuthLimit } from "./failed-auth-limit.js";
+import type { KeyCheck } from "./key-check.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /** What the HTTP layer reads from the engine. */
@@ -27,7 +28,8 @@ export interface HttpServices {
 
 /**
  * Hono bindings of the engine's app: the request id and, under /api, the
- * authenticated caller and the store its routes use.
+ * authenticated caller and the store its routes use (see `keyCheck` for the one
+ * route that may run before its caller is known).
  */
 export interface EngineEnv {
   Variables: {
@@ -39,5 +41,10 @@ export interface EngineEnv {
      * key (undefined when it does not exist or is another account's).
      */
     statusRead?: { taskId: string; task: TaskRecord | undefined };
+    /**
+     * Set instead of `caller` on a create whose key its own statement checks:
+     * the route concludes it, and `caller` is set from then on.
+     */
+    keyCheck?: KeyCheck;
   };
 }

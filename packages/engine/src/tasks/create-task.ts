@@ -3,7 +3,7 @@ import type { EngineConfig } from "../config.js";
 import { InsufficientCreditsError } from "../credits/insufficient-credits-error.js";
 import { chargeEntry } from "../credits/ledger.js";
 import type { RandomUUID } from "../ids.js";
-import type { Store, TaskRecord } from "../ports.js";
+import type { ApiKeyRecord, LedgerEntry, Store, TaskRecord } from "../ports.js";
 import { finishAtOf, scenarioOf } from "./scenario.js";
 
 /** The create response (HTTP 200, docs/api.md#response). */
@@ -18,6 +18,13 @@ export interface IdempotencyTarget {
   key: string;
 }
 
+/** When and how a create runs: the service's now, the task's id source, the caller's trace context. */
+export interface CreateContext {
+  now: number;
+  randomUUID: RandomUUID;
+  traceParent?: string | null;
+}
+
 /**
  * Creates a queued task and charges its model's cost in one transaction: when
  * the balance is short it raises `InsufficientCreditsError` and nothing exists,
@@ -30,14 +37,64 @@ export async function createTask(
   config: EngineConfig,
   accountId: string,
   request: GenerationRequest,
-  { now, randomUUID, traceParent }: { now: number; randomUUID: RandomUUID; traceParent?: string | null },
+  context: CreateContext,
   idempotency?: IdempotencyTarget,
 ): Promise<CreateTaskBody> {
+  const { task, charge, body } = newTask(config, request, context);
+  // One write, its Idempotency-Key's response included (one statement on PostgreSQL): no BEGIN
+  // and COMMIT around it, so the account's row is locked for that statement only, never across
+  // a round trip that a network cut may never finish.
+  const response = idempotency && { key: idempotency.key, status: 200, body: JSON.stringify(body) };
+  const created = await store.transaction(
+    (tx) => tx.insertChargedTask({ ...task, accountId }, { ...charge, accountId }, response),
+    { singleWrite: true },
+  );
+  if (created) return body;
+  // Refused, nothing written: the balance is read after, for the message only.
+  const account = await store.transaction((tx) => tx.getAccount(accountId), { readOnly: true });
+  // A missing account is a bug in the caller, not an insufficient balance.
+  if (!account) throw new Error(`no account ${accountId}`);
+  throw new InsufficientCreditsError(request.model_type, task.cost, account.credits);
+}
+
+/** What `createTaskForKey` found and did: the live key it found (none: nothing written), and the create's outcome. */
+export type KeyCheckedCreate =
+  | { apiKey: undefined }
+  | { apiKey: ApiKeyRecord; body: CreateTaskBody }
+  | { apiKey: ApiKeyRecord; refusal: InsufficientCreditsError };
+
+/**
+ * `createTask` for whoever presents the key whose hash is `keyHash`, on a
+ * store that checks the key in the create's own write
+ * (`Store.insertChargedTaskForKey`): one statement on PostgreSQL. The key's
+ * verdict comes back whatever the create's outcome, so that the caller is
+ * authenticated (or refused) before anything else is answered.
+ */
+export async function createTaskForKey(
+  insertChargedTaskForKey: NonNullable<Store["insertChargedTaskForKey"]>,
+  config: EngineConfig,
+  keyHash: string,
+  request: GenerationRequest,
+  context: CreateContext,
+): Promise<KeyCheckedCreate> {
+  const { task, charge, body } = newTask(config, request, context);
+  const outcome = await insertChargedTaskForKey(keyHash, context.now, task, charge);
+  if (outcome.apiKey === undefined) return { apiKey: undefined };
+  if (outcome.charged) return { apiKey: outcome.apiKey, body };
+  const refusal = new InsufficientCreditsError(request.model_type, task.cost, outcome.credits);
+  return { apiKey: outcome.apiKey, refusal };
+}
+
+/** A queued task for `request`, the charge of its cost and the create's answer, for an account named later. */
+function newTask(
+  config: EngineConfig,
+  request: GenerationRequest,
+  { now, randomUUID, traceParent }: CreateContext,
+): { task: Omit<TaskRecord, "accountId">; charge: Omit<LedgerEntry, "accountId">; body: CreateTaskBody } {
   const cost = MODELS[request.model_type].credits;
   const scenario = scenarioOf(request.prompt, config.unsafeWords);
-  const task: TaskRecord = {
+  const task: Omit<TaskRecord, "accountId"> = {
     id: randomUUID(),
-    accountId,
     state: "queued",
     failureCode: null,
     request,
@@ -61,18 +118,5 @@ export async function createTask(
     ...(traceParent ? { traceParent } : {}),
   };
   const body: CreateTaskBody = { success: true, message: TASK_CREATED_MESSAGE, task_id: task.id };
-  const charge = chargeEntry(accountId, task.id, cost, now);
-  // One write, its Idempotency-Key's response included (one statement on PostgreSQL): no BEGIN
-  // and COMMIT around it, so the account's row is locked for that statement only, never across
-  // a round trip that a network cut may never finish.
-  const response = idempotency && { key: idempotency.key, status: 200, body: JSON.stringify(body) };
-  const created = await store.transaction((tx) => tx.insertChargedTask(task, charge, response), {
-    singleWrite: true,
-  });
-  if (created) return body;
-  // Refused, nothing written: the balance is read after, for the message only.
-  const account = await store.transaction((tx) => tx.getAccount(accountId), { readOnly: true });
-  // A missing account is a bug in the caller, not an insufficient balance.
-  if (!account) throw new Error(`no account ${accountId}`);
-  throw new InsufficientCreditsError(request.model_type, cost, account.credits);
+  return { task, charge: chargeEntry(task.id, cost, now), body };
 }

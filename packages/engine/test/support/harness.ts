@@ -5,9 +5,11 @@
 import { type ManualClock, manualClock } from "../../src/clock.js";
 import type { EngineConfigInput } from "../../src/config.js";
 import { createEngine, type Engine, type EngineOptions } from "../../src/engine.js";
+import { liveCaller } from "../../src/keys/authenticate.js";
 import type {
   Renderer,
   RenderJob,
+  Store,
   VideoStorage,
   WebhookAttemptOutcome,
   WebhookDelivery,
@@ -87,9 +89,12 @@ export async function createHarness(
   config: EngineConfigInput = {},
   {
     rehearse = true,
+    storeAround,
     ...options
   }: Pick<EngineOptions, "randomUUID" | "onRenderEnded" | "observer"> & {
     rehearse?: boolean;
+    /** The store the engine runs on, around the harness's memory store (`store` stays that one). */
+    storeAround?: (store: MemoryStore) => Store;
   } = {},
 ): Promise<Harness> {
   const clock = manualClock(START);
@@ -99,7 +104,7 @@ export async function createHarness(
   const renderer = new FakeRenderer();
   const sender = new FakeSender();
   const engine = createEngine({
-    store,
+    store: storeAround ? storeAround(store) : store,
     clock,
     wallClock,
     renderer,
@@ -148,4 +153,50 @@ export async function createHarness(
       await engine.runUntilIdle();
     },
   };
+}
+
+/**
+ * `store` with `Store.insertChargedTaskForKey` (as the PostgreSQL store has it), done in one of
+ * its transactions: the key found live by `liveCaller`'s rule, then `insertChargedTask` for its
+ * account. `calls` counts its uses and the engine's own key lookups, to tell which path a create took.
+ */
+export interface KeyCheckingStore extends Store {
+  calls: { keyChecked: number; keyLookups: number };
+  /** Set: the key-checked write fails with it (the database out of reach). */
+  failure: Error | undefined;
+}
+
+export function keyCheckingStore(store: Store): KeyCheckingStore {
+  const calls = { keyChecked: 0, keyLookups: 0 };
+  const double: KeyCheckingStore = {
+    calls,
+    failure: undefined,
+    transaction: (work, options) =>
+      store.transaction(
+        (tx) =>
+          work({
+            ...tx,
+            getApiKeyByHash: (hash) => {
+              calls.keyLookups++;
+              return tx.getApiKeyByHash(hash);
+            },
+          }),
+        options,
+      ),
+    insertChargedTaskForKey: (keyHash, now, task, charge) => {
+      calls.keyChecked++;
+      if (double.failure) return Promise.reject(double.failure);
+      return store.transaction(async (tx) => {
+        const found = liveCaller(await tx.getApiKeyByHash(keyHash), keyHash, now);
+        if (!found.ok) return { apiKey: undefined };
+        const { apiKey, accountId } = found.caller;
+        if (await tx.insertChargedTask({ ...task, accountId }, { ...charge, accountId })) {
+          return { apiKey, charged: true };
+        }
+        return { apiKey, charged: false, credits: (await tx.getAccount(accountId))!.credits };
+      });
+    },
+    close: () => store.close(),
+  };
+  return double;
 }

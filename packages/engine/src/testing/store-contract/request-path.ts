@@ -133,4 +133,79 @@ export function requestPath(current: () => Store): void {
     expect(alice?.credits).toBe(9);
     expect(gone).toBeUndefined();
   });
+
+  it("checks a create's key in its write when the store offers it: only a live key's account pays", async ({
+    skip,
+  }) => {
+    const store = current();
+    const insert = store.insertChargedTaskForKey?.bind(store);
+    if (!insert) return skip("the store has no key-checked create (the engine reads the key first)");
+    const now = T0 + 10_000;
+    const live = key("key-live", "acc-1", "a".repeat(64));
+    const soon = { ...key("key-soon", "acc-1", "b".repeat(64)), expiresAt: now + 1 };
+    const expired = { ...key("key-expired", "acc-1", "c".repeat(64)), expiresAt: now };
+    const revoked = { ...key("key-revoked", "acc-1", "d".repeat(64)), revokedAt: now + 60_000 };
+    const poor = key("key-poor", "acc-2", "e".repeat(64));
+    await store.transaction(async (tx) => {
+      await tx.insertAccount(account("acc-2", "bob", 1));
+      for (const apiKey of [live, soon, expired, revoked, poor]) await tx.insertApiKey(apiKey);
+    });
+    const { accountId: _, ...task } = taskRecord("t-1", { cost: 4 });
+    const { accountId: __, ...entry } = charge("l-1", "t-1", -4);
+    const attempt = (hash: string, id: string) =>
+      insert(hash, now, { ...task, id }, { ...entry, id: `l-${id}`, taskId: id });
+
+    // Unknown, expired (at `now` itself) and revoked keys (whatever the revoking clock said) write nothing.
+    for (const apiKey of [undefined, expired, revoked]) {
+      expect(await attempt(apiKey?.hash ?? "f".repeat(64), `t-${apiKey?.id ?? "unknown"}`)).toEqual({
+        apiKey: undefined,
+      });
+    }
+    // A balance too short: nothing written, the balance told.
+    expect(await attempt(poor.hash, "t-poor")).toEqual({ apiKey: poor, charged: false, credits: 1 });
+    expect(await attempt(live.hash, "t-live")).toEqual({ apiKey: live, charged: true });
+    expect(await attempt(soon.hash, "t-soon")).toEqual({ apiKey: soon, charged: true });
+
+    const [alice, bob, entries, tasks] = await store.transaction(async (tx) => [
+      await tx.getAccount("acc-1"),
+      await tx.getAccount("acc-2"),
+      [...(await tx.listLedger("acc-1")), ...(await tx.listLedger("acc-2"))],
+      await Promise.all(
+        ["t-unknown", "t-key-expired", "t-key-revoked", "t-poor", "t-live", "t-soon"].map((id) =>
+          tx.getTask(id),
+        ),
+      ),
+    ]);
+    expect([alice?.credits, bob?.credits]).toEqual([2, 1]);
+    expect(entries).toEqual([
+      { ...charge("l-t-live", "t-live", -4) },
+      { ...charge("l-t-soon", "t-soon", -4) },
+    ]);
+    expect(tasks).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      taskRecord("t-live", { cost: 4 }),
+      taskRecord("t-soon", { cost: 4 }),
+    ]);
+  });
+
+  it("keeps a key-checked create's large request", async ({ skip }) => {
+    const store = current();
+    const insert = store.insertChargedTaskForKey?.bind(store);
+    if (!insert) return skip("the store has no key-checked create");
+    const live = key("key-live", "acc-1", "a".repeat(64));
+    await store.transaction((tx) => tx.insertApiKey(live));
+    const images = {
+      prompt: "x",
+      model_type: "gen-3-fast" as const,
+      aspect_ratio: "16:9" as const,
+      reference_images: [`data:image/png;base64,${"A".repeat(4000)}`],
+    };
+    const { accountId: _, ...task } = taskRecord("t-big", { request: images as never });
+    const { accountId: __, ...entry } = charge("l-big", "t-big", -1);
+    expect(await insert(live.hash, T0, task, entry)).toEqual({ apiKey: live, charged: true });
+    expect((await store.transaction((tx) => tx.getTask("t-big")))?.request).toEqual(images);
+  });
 }
