@@ -28,6 +28,8 @@ import { DatabaseReachability } from "./database-reachability.js";
 import { resetConnection, watchForDeadPath } from "./dead-path-watch.js";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
+import type { QueryContext } from "./query-group.js";
+import { KyselyRequestPathQueries } from "./request-path-queries.js";
 import { CompiledQueries, type PreparedQuery, type SqlExecutor } from "./sql-executor.js";
 import type { Database } from "./tables.js";
 
@@ -220,7 +222,7 @@ export function createPostgresStore(
   }
 
   async function attempt<T>(
-    work: (tx: StoreTransaction) => Promise<T>,
+    work: (context: QueryContext) => Promise<T>,
     hints: TransactionOptions,
     signal: AbortSignal,
   ): Promise<T> {
@@ -273,18 +275,16 @@ export function createPostgresStore(
       changes: async (query) => (await run(query)).rowCount ?? 0,
     };
     try {
-      const value = await work(
-        createStoreTransaction({
-          db,
-          exec,
-          compiled,
-          rowLocks: true,
-          dataModifyingCtes: true,
-          onWork: () => {
-            madeWork = true;
-          },
-        }),
-      );
+      const value = await work({
+        db,
+        exec,
+        compiled,
+        rowLocks: true,
+        dataModifyingCtes: true,
+        onWork: () => {
+          madeWork = true;
+        },
+      });
       open = false;
       if (begun) await client.query("commit");
       if (madeWork) options.onWork?.();
@@ -305,23 +305,33 @@ export function createPostgresStore(
     }
   }
 
-  return {
-    async transaction<T>(
-      work: (tx: StoreTransaction) => Promise<T>,
-      hints: TransactionOptions = {},
-    ): Promise<T> {
-      if (closed) throw new Error("the store is closed");
-      return reachability.serve(async (signal) => {
-        for (let attemptNumber = 1; ; attemptNumber++) {
-          try {
-            return await attempt(work, hints, signal);
-          } catch (error) {
-            if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
-            // Both victims of a deadlock retrying in step would meet again: spread them out.
-            await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attemptNumber));
-          }
+  /** Runs `work` as a transaction (see `Store.transaction`): retried when PostgreSQL aborted it. */
+  async function run<T>(work: (context: QueryContext) => Promise<T>, hints: TransactionOptions): Promise<T> {
+    if (closed) throw new Error("the store is closed");
+    return reachability.serve(async (signal) => {
+      for (let attemptNumber = 1; ; attemptNumber++) {
+        try {
+          return await attempt(work, hints, signal);
+        } catch (error) {
+          if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+          // Both victims of a deadlock retrying in step would meet again: spread them out.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attemptNumber));
         }
-      });
+      }
+    });
+  }
+
+  return {
+    transaction<T>(work: (tx: StoreTransaction) => Promise<T>, hints: TransactionOptions = {}): Promise<T> {
+      return run((context) => work(createStoreTransaction(context)), hints);
+    },
+    // The key, the charge, its ledger entry and the task in one statement, in autocommit.
+    insertChargedTaskForKey(keyHash, now, task, charge) {
+      return run(
+        (context) =>
+          new KyselyRequestPathQueries(context).insertChargedTaskForKey(keyHash, now, task, charge),
+        { singleWrite: true },
+      );
     },
     async close() {
       if (closed) return;

@@ -5,7 +5,13 @@
  * the two statement-counts.test.ts suites: beside this file for SQLite, in
  * the server's test/postgres/ folder for PostgreSQL.
  */
-import type { IdempotencyResponse, KeyAndTask, LedgerEntry, TaskRecord } from "@genvideo/engine";
+import type {
+  IdempotencyResponse,
+  KeyAndTask,
+  KeyCheckedCharge,
+  LedgerEntry,
+  TaskRecord,
+} from "@genvideo/engine";
 import { type Selectable, sql } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
 import { QueryGroup } from "./query-group.js";
@@ -96,15 +102,55 @@ export class KyselyRequestPathQueries extends QueryGroup {
         );
       return true;
     }
+    const row = await this.chargedTask({ accountId: charge.accountId }, task, charge, idempotency);
+    return Number(row?.charged ?? 0) === 1;
+  }
+
+  /**
+   * `Store.insertChargedTaskForKey`, PostgreSQL only (`dataModifyingCtes`): the live key found by
+   * its hash, the charge to its account, the ledger entry and the task in one statement.
+   */
+  async insertChargedTaskForKey(
+    keyHash: string,
+    now: number,
+    task: Omit<TaskRecord, "accountId">,
+    charge: Omit<LedgerEntry, "accountId">,
+  ): Promise<KeyCheckedCharge> {
+    if (!this.context.dataModifyingCtes) throw new Error("a key-checked create needs data-modifying CTEs");
+    const row = await this.chargedTask({ keyHash, now }, task, charge);
+    if (!row) return { apiKey: undefined };
+    const apiKey = apiKeyFromRow(
+      Object.fromEntries(API_KEY_COLUMNS.map((column) => [column, row[column]])) as Selectable<ApiKeysTable>,
+    );
+    return Number(row.charged) === 1
+      ? { apiKey, charged: true }
+      : { apiKey, charged: false, credits: Number(row.credits) };
+  }
+
+  /** Runs `chargedTaskStatement` for `payer` (an account, or whoever holds a live key); its one row. */
+  private async chargedTask(
+    payer: Payer,
+    task: Omit<TaskRecord, "accountId">,
+    charge: Omit<LedgerEntry, "accountId">,
+    idempotency?: IdempotencyResponse,
+  ): Promise<ChargedRow | undefined> {
     const request = JSON.stringify(task.request);
     const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
-    const taskRow: Record<string, unknown> = { ...taskToRow(task), request: inline ? request : null };
-    const ledgerRow: Record<string, unknown> = { ...ledgerToRow(charge) };
+    // The account is the charge's own (selected from the debit's RETURNING), never a slot of its own.
+    const { account_id: _task, ...taskRow }: Record<string, unknown> = {
+      ...taskToRow({ ...task, accountId: "" }),
+      request: inline ? request : null,
+    };
+    const { account_id: _ledger, ...ledgerRow }: Record<string, unknown> = ledgerToRow({
+      ...charge,
+      accountId: "",
+    });
     const taskColumns = Object.keys(taskRow).sort();
     const ledgerColumns = Object.keys(ledgerRow).sort();
+    const keyed = "keyHash" in payer;
     const values = [
       charge.delta,
-      charge.accountId,
+      ...(keyed ? [payer.keyHash, payer.now] : [payer.accountId]),
       ...taskColumns.map((column) => taskRow[column]),
       ...ledgerColumns.map((column) => ledgerRow[column]),
       ...(inline ? [] : [task.id, request]),
@@ -112,39 +158,52 @@ export class KyselyRequestPathQueries extends QueryGroup {
     ];
     const completes = idempotency !== undefined;
     const query = this.cached(
-      `insertChargedTask:${taskColumns.join(",")}:${inline}:${completes}`,
+      `insertChargedTask:${taskColumns.join(",")}:${inline}:${completes}:${keyed}`,
       () => ({
-        compile: () => chargedTaskStatement(taskColumns, ledgerColumns, inline, completes).compile(this.db),
+        compile: () =>
+          chargedTaskStatement(taskColumns, ledgerColumns, { inline, completes, keyed }).compile(this.db),
       }),
       values,
     );
-    const row = await this.first<{ charged: number | string }>(query);
-    if (Number(row?.charged ?? 0) !== 1) return false;
-    if (task.state === "queued") this.context.onWork?.();
-    return true;
+    const row = await this.first<ChargedRow>(query);
+    if (Number(row?.charged ?? 0) === 1 && task.state === "queued") this.context.onWork?.();
+    return row;
   }
 }
+
+/** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
+type Payer = { accountId: string } | { keyHash: string; now: number };
+
+/** `chargedTaskStatement`'s row: whether it charged; keyed, the live key's columns and its account's balance. */
+type ChargedRow = { charged: number | string; credits?: number | string } & Partial<
+  Record<(typeof API_KEY_COLUMNS)[number], unknown>
+>;
 
 /**
  * PostgreSQL: the conditional debit, the ledger entry, the task (and its large
  * request), and the Idempotency-Key's response when `completes`, in one
  * statement. The inserts select from the debit's RETURNING, so when the
  * balance is short they insert nothing; the account's row is locked for this
- * statement only. Values are slots in the order `insertChargedTask` lists them.
+ * statement only. Values are slots in the order `chargedTask` lists them.
+ *
+ * `keyed`: the account is the one of the key whose hash is slot 1, if that key
+ * is live at slot 2 (not revoked, not expired: `liveCaller`'s rule), read in
+ * the same statement (`caller`); no live key, no debit, and no row comes back.
+ * The row then carries the key's columns and the balance the statement saw,
+ * for a refusal's message.
  */
 function chargedTaskStatement(
   taskColumns: string[],
   ledgerColumns: string[],
-  inline: boolean,
-  completes: boolean,
+  { inline, completes, keyed }: { inline: boolean; completes: boolean; keyed: boolean },
 ) {
-  let next = 2;
+  let next = keyed ? 3 : 2;
   const value = (column: string) => {
     const placeholder = sql`${slot(next++)}`;
     return BIGINT_COLUMNS.has(column) ? sql`${placeholder}::bigint` : sql`${placeholder}::text`;
   };
   const insert = (table: string, columns: string[]) =>
-    sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select ${sql.join(
+    sql`insert into ${sql.table(table)} (account_id, ${sql.join(columns.map((c) => sql.ref(c)))}) select id, ${sql.join(
       columns.map(value),
     )} from charged`;
   const task = insert("tasks", taskColumns);
@@ -157,9 +216,21 @@ function chargedTaskStatement(
         response_body = ${slot(next + 2)}::text
         where account_id = ${slot(1)}::text and key = ${slot(next)}::text and exists (select 1 from charged))`
     : sql``;
-  return sql<{ charged: number }>`with charged as (
-    update accounts set credits = credits + ${slot(0)}::bigint
-    where id = ${slot(1)}::text and credits + ${slot(0)}::bigint >= 0 returning id
+  const debit = sql`update accounts set credits = credits + ${slot(0)}::bigint
+    where id = ${keyed ? sql`(select account_id from caller)` : sql`${slot(1)}::text`}
+    and credits + ${slot(0)}::bigint >= 0 returning id`;
+  if (!keyed)
+    return sql<ChargedRow>`with charged as (
+    ${debit}
   ), task as (${task}), ledger as (${ledger})${request}${done}
   select count(*)::int as charged from charged`;
+  const keyColumns = sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)));
+  return sql<ChargedRow>`with caller as (
+    select ${keyColumns} from api_keys where hash = ${slot(1)}::text and revoked_at is null
+    and (expires_at is null or expires_at > ${slot(2)}::bigint)
+  ), charged as (
+    ${debit}
+  ), task as (${task}), ledger as (${ledger})${request}
+  select caller.*, (select count(*) from charged)::int as charged, accounts.credits
+  from caller join accounts on accounts.id = caller.account_id`;
 }

@@ -53,11 +53,15 @@ async function inSpan<T>(
  * stay out of traces, which they would otherwise fill with empty roots.
  */
 export function tracedStore(store: Store): Store {
+  const traced = <T>(run: () => Promise<T>): Promise<T> =>
+    trace.getActiveSpan() === undefined ? run() : inSpan("store.transaction", {}, context.active(), run);
+  const { insertChargedTaskForKey } = store;
   return {
-    transaction(work, options) {
-      if (trace.getActiveSpan() === undefined) return store.transaction(work, options);
-      return inSpan("store.transaction", {}, context.active(), () => store.transaction(work, options));
-    },
+    transaction: (work, options) => traced(() => store.transaction(work, options)),
+    // A create's one statement is a transaction of its own, and traced as one.
+    ...(insertChargedTaskForKey && {
+      insertChargedTaskForKey: (...args) => traced(() => insertChargedTaskForKey.apply(store, args)),
+    }),
     close: () => store.close(),
   };
 }

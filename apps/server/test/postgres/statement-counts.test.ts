@@ -11,6 +11,11 @@ import { describePostgres, freshDatabase } from "../support/postgres.js";
 import { countingEngine, withTelemetry } from "../support/statement-counts.js";
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
+/** A create's one statement: the live key by its hash, the charge, its ledger entry and the task. */
+const KEYED_CREATE = 'with caller as ( select "id", "account_id", "has';
+/** The key's own lookup, and a create for an account already known. */
+const KEY_LOOKUP = 'select * from "api_keys" where "hash" = $1';
+const ACCOUNT_CREATE = "with charged as ( update accounts set credits =";
 const query = pg.Client.prototype.query;
 
 beforeAll(() => {
@@ -30,12 +35,9 @@ describePostgres("PostgreSQL round trips per request", () => {
     try {
       const { count } = await countingEngine(store, recorded);
       const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
-      // The key, then the charge, its ledger entry and the task in one statement: no BEGIN.
+      // The live key, the charge, its ledger entry and the task in one statement: no BEGIN.
       expect(created).toMatchObject({ status: 200, transactions: 0 });
-      expect(created.statements).toEqual([
-        'select * from "api_keys" where "hash" = $1',
-        "with charged as ( update accounts set credits =",
-      ]);
+      expect(created.statements).toEqual([KEYED_CREATE]);
       const taskId = (created.body as { task_id: string }).task_id;
       const status = await count("GET", `/api/gen/status/${taskId}`);
       // The key and the task together.
@@ -43,16 +45,77 @@ describePostgres("PostgreSQL round trips per request", () => {
       expect(status.statements).toEqual([expect.stringMatching(/^select "api_keys"\."id" as "key_id"/)]);
       const account = await count("GET", "/api/gen/account");
       expect(account).toMatchObject({ status: 200, transactions: 0 });
-      expect(account.statements).toEqual([
-        'select * from "api_keys" where "hash" = $1',
-        'select * from "accounts" where "id" = $1',
-      ]);
+      expect(account.statements).toEqual([KEY_LOOKUP, 'select * from "accounts" where "id" = $1']);
     } finally {
       await store.close();
     }
   });
 
-  it("refuses a create the balance cannot pay in the same one statement, then reads the balance", async () => {
+  it("keeps the key's own lookup first where a create needs its account before the create", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      const { count } = await countingEngine(store, recorded);
+      // An Idempotency-Key's claim is the account's: the key, the claim, then the create that completes it.
+      const idempotent = await count(
+        "POST",
+        "/api/gen/generate",
+        { prompt: "a lighthouse" },
+        { "idempotency-key": "order-1" },
+      );
+      expect(idempotent).toMatchObject({ status: 200, transactions: 0 });
+      expect(idempotent.statements).toEqual([
+        KEY_LOOKUP,
+        expect.stringMatching(/^insert into "idempotency_keys"/),
+        ACCOUNT_CREATE,
+      ]);
+      // A callback URL is checked (DNS) only for a live key: the key, then the create.
+      const callback = await count("POST", "/api/gen/generate", {
+        prompt: "a lighthouse",
+        callback_url: "https://93.184.215.14/hook",
+      });
+      expect(callback).toMatchObject({ status: 200, transactions: 0 });
+      expect(callback.statements).toEqual([KEY_LOOKUP, ACCOUNT_CREATE]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses a create without a live key in its one statement, and writes nothing", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      const clock = manualClock();
+      const { engine, count } = await countingEngine(store, recorded, undefined, { clock });
+      const [account] = await engine.admin.listAccounts();
+      const revoked = await engine.admin.createApiKey(account!.id);
+      await engine.admin.revokeApiKey(revoked.apiKey.id);
+      const expired = await engine.admin.createApiKey(account!.id, { expiresAt: clock.now() + 1_000 });
+      clock.advance(1_000);
+      // Well-formed (a key of the shape bootstrap accepts) but no key of ours.
+      const unknown = "count_key_unknown_0123456789abcdefgh";
+      const create = (key: string, body: unknown = { prompt: "a lighthouse" }) =>
+        count("POST", "/api/gen/generate", body, { authorization: `Bearer ${key}` });
+      for (const key of [revoked.key, expired.key, unknown]) {
+        const refused = await create(key);
+        expect(refused).toMatchObject({ status: 401, transactions: 0, statements: [KEYED_CREATE] });
+        expect(refused.body).toEqual({ error: "Unauthorized", message: "Invalid API key" });
+        // An invalid body with a key that is not live: the key's own lookup tells 401 from 400.
+        const invalid = await create(key, { prompt: "" });
+        expect(invalid).toMatchObject({ status: 401, transactions: 0, statements: [KEY_LOOKUP] });
+      }
+      // With a live key the same body is a 400, after the same lookup.
+      const invalid = await count("POST", "/api/gen/generate", { prompt: "" });
+      expect(invalid).toMatchObject({ status: 400, transactions: 0, statements: [KEY_LOOKUP] });
+      expect(await store.transaction((tx) => tx.countTasks())).toBe(0);
+      expect((await engine.admin.getAccount(account!.id))?.credits).toBe(account!.credits);
+      expect((await engine.admin.listLedger(account!.id)).map((entry) => entry.reason)).not.toContain(
+        "charge",
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses a create the balance cannot pay in the same one statement", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
       const { engine, count } = await countingEngine(store, recorded);
@@ -69,7 +132,12 @@ describePostgres("PostgreSQL round trips per request", () => {
       );
       const refused = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
       expect(refused).toMatchObject({ status: 402, transactions: 0 });
-      expect(refused.statements).toHaveLength(3);
+      // The balance comes back with the refusal, for its message.
+      expect(refused.statements).toEqual([KEYED_CREATE]);
+      expect(refused.body).toMatchObject({
+        code: "INSUFFICIENT_CREDITS",
+        message: expect.stringMatching(/has 0\.$/),
+      });
       expect(await store.transaction((tx) => tx.countTasks(account!.id))).toBe(0);
     } finally {
       await store.close();
@@ -83,7 +151,7 @@ describePostgres("PostgreSQL round trips per request", () => {
       const { count } = await countingEngine(telemetry.store, recorded, telemetry.observer);
       const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
       const taskId = (created.body as { task_id: string }).task_id;
-      expect([created.statements.length, created.transactions]).toEqual([2, 0]);
+      expect([created.statements.length, created.transactions]).toEqual([1, 0]);
       const status = await count("GET", `/api/gen/status/${taskId}`);
       expect([status.statements.length, status.transactions]).toEqual([1, 0]);
       const account = await count("GET", "/api/gen/account");

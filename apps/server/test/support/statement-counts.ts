@@ -84,11 +84,28 @@ export async function countingEngine(
   const [account] = await engine.admin.listAccounts();
   await engine.admin.creditAccount(account!.id, 1000);
 
-  async function count(method: "GET" | "POST", path: string, body?: unknown): Promise<Counted> {
+  /** `headers` are added to the default key's Authorization (and may replace it). */
+  async function count(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Counted> {
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    // As an HTTP client sends it: a body with its Content-Length.
     const init: RequestInit =
-      body === undefined
-        ? { method, headers: auth }
-        : { method, headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) };
+      json === undefined
+        ? { method, headers: { ...auth, ...headers } }
+        : {
+            method,
+            headers: {
+              ...auth,
+              "content-type": "application/json",
+              "content-length": String(Buffer.byteLength(json)),
+              ...headers,
+            },
+            body: json,
+          };
     recorded.statements = [];
     try {
       const response = await engine.app.fetch(new Request(`http://127.0.0.1${path}`, init));
