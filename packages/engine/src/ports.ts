@@ -203,10 +203,34 @@ export interface WebhookAttemptRecord {
   requestHeaders?: Record<string, string> | null;
 }
 
-/** A key found by its hash, and the task asked for when the key's account owns it. */
+/** What authenticating a request needs of its key: whose it is, whether it is live, when last used. */
+export type CallerKeyRecord = Pick<
+  ApiKeyRecord,
+  "id" | "accountId" | "hash" | "revokedAt" | "expiresAt" | "lastUsedAt"
+>;
+
+/** What a status read shows of a task (docs/api.md#task-status), and nothing it does not. */
+export type TaskStatusRecord = Pick<
+  TaskRecord,
+  | "id"
+  | "accountId"
+  | "state"
+  | "failureCode"
+  | "progress"
+  | "createdAt"
+  | "updatedAt"
+  | "finishAt"
+  | "deadlineAt"
+  | "videoKey"
+>;
+
+/**
+ * A key found by its hash, and the task asked for when the key's account owns it: what a status
+ * read needs of each, which a store may read alone (a full record satisfies it too).
+ */
 export interface KeyAndTask {
-  apiKey: ApiKeyRecord;
-  task: TaskRecord | undefined;
+  apiKey: CallerKeyRecord;
+  task: TaskStatusRecord | undefined;
 }
 
 /** One unit of work inside a transaction: every state change and its ledger entry commit together. */
@@ -228,7 +252,8 @@ export interface StoreTransaction {
   /**
    * The key with this hash and, in the same read, the task `taskId` when it
    * belongs to that key's account (undefined otherwise): a status read's
-   * authentication and read in one statement. Undefined when no key has the hash.
+   * authentication and read in one statement, of each only what that read needs
+   * (`KeyAndTask`). Undefined when no key has the hash.
    */
   getApiKeyAndTask(hash: string, taskId: string): Promise<KeyAndTask | undefined>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;

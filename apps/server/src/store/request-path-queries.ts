@@ -11,11 +11,12 @@ import type {
   KeyCheckedCharge,
   LedgerEntry,
   TaskRecord,
+  TaskStatusRecord,
 } from "@genvideo/engine";
 import { type Selectable, sql } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
 import { QueryGroup } from "./query-group.js";
-import { apiKeyFromRow, ledgerToRow, taskFromRow, taskToRow } from "./rows.js";
+import { apiKeyFromRow, ledgerToRow, nullableInteger, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
 import { type ApiKeysTable, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
@@ -32,6 +33,33 @@ const API_KEY_COLUMNS = [
   "last_used_at",
 ] as const satisfies readonly (keyof ApiKeysTable)[];
 
+/** What a status read needs of the key (`CallerKeyRecord`), selected as `key_<column>`. */
+const CALLER_KEY_COLUMNS = [
+  "id",
+  "account_id",
+  "hash",
+  "revoked_at",
+  "expires_at",
+  "last_used_at",
+] as const satisfies readonly (keyof ApiKeysTable)[];
+
+/**
+ * What the status body shows of the task (`TaskStatusRecord`), its account being the key's. A
+ * status read reads no more: each column is parsed, described and copied on every read, and
+ * the request, the largest, is never shown.
+ */
+const TASK_STATUS_COLUMNS = [
+  "id",
+  "state",
+  "failure_code",
+  "progress",
+  "created_at",
+  "updated_at",
+  "finish_at",
+  "deadline_at",
+  "video_key",
+] as const satisfies readonly (keyof TasksTable)[];
+
 /** Columns PostgreSQL stores as `bigint`: a value selected into them needs its type said. */
 const BIGINT_COLUMNS = new Set([
   "cost",
@@ -47,40 +75,50 @@ const BIGINT_COLUMNS = new Set([
   "delta",
 ]);
 
-type KeyAndTaskRow = Selectable<TasksTable> & { external_request?: string | null } & Record<
-    `key_${(typeof API_KEY_COLUMNS)[number]}`,
-    unknown
-  >;
+type KeyAndTaskRow = Pick<Selectable<TasksTable>, (typeof TASK_STATUS_COLUMNS)[number]> & {
+  [column in (typeof CALLER_KEY_COLUMNS)[number] as `key_${column}`]: Selectable<ApiKeysTable>[column];
+};
 
 export class KyselyRequestPathQueries extends QueryGroup {
   async getApiKeyAndTask(hash: string, taskId: string): Promise<KeyAndTask | undefined> {
     const query = this.cached("getApiKeyAndTask", () => this.keyAndTaskQuery(), [hash, taskId]);
     const row = await this.first<KeyAndTaskRow>(query);
     if (!row) return undefined;
-    const apiKey = apiKeyFromRow(
-      Object.fromEntries(
-        API_KEY_COLUMNS.map((column) => [column, row[`key_${column}`]]),
-      ) as Selectable<ApiKeysTable>,
-    );
-    const task = row.id === null ? undefined : taskFromRow(row, this.context.loadRequest);
+    const apiKey = {
+      id: row.key_id,
+      accountId: row.key_account_id,
+      hash: row.key_hash,
+      revokedAt: nullableInteger(row.key_revoked_at),
+      expiresAt: nullableInteger(row.key_expires_at),
+      lastUsedAt: nullableInteger(row.key_last_used_at),
+    };
+    // No task row (a left join's nulls): the task does not exist or is another account's.
+    if (row.id === null) return { apiKey, task: undefined };
+    const task: TaskStatusRecord = {
+      id: row.id,
+      accountId: apiKey.accountId,
+      state: row.state as TaskStatusRecord["state"],
+      failureCode: row.failure_code as TaskStatusRecord["failureCode"],
+      progress: Number(row.progress),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+      finishAt: nullableInteger(row.finish_at),
+      deadlineAt: Number(row.deadline_at),
+      videoKey: row.video_key,
+    };
     return { apiKey, task };
   }
 
   /** The key by its hash, and the task only when its account is the key's (a left join: no task, no row lost). */
   private keyAndTaskQuery() {
-    const joined = this.db
+    return this.db
       .selectFrom("api_keys")
       .leftJoin("tasks", (join) =>
         join.on("tasks.id", "=", slot(1)).onRef("tasks.account_id", "=", "api_keys.account_id"),
       )
-      .select(API_KEY_COLUMNS.map((column) => `api_keys.${column} as key_${column}` as const))
-      .selectAll("tasks")
+      .select(CALLER_KEY_COLUMNS.map((column) => `api_keys.${column} as key_${column}` as const))
+      .select(TASK_STATUS_COLUMNS.map((column) => `tasks.${column}` as const))
       .where("api_keys.hash", "=", slot(0));
-    // As in task reads: SQLite loads a large request on first use, PostgreSQL joins it.
-    if (this.context.loadRequest) return joined;
-    return joined
-      .leftJoin("task_requests", "task_requests.task_id", "tasks.id")
-      .select("task_requests.request as external_request");
   }
 
   async insertChargedTask(

@@ -1,7 +1,7 @@
 import { API_PATHS } from "@genvideo/schema";
 import type { Context, MiddlewareHandler } from "hono";
 import { type Authentication, callerByKeyHash, liveCaller, presentedKey } from "../keys/authenticate.js";
-import type { Store, TaskRecord } from "../ports.js";
+import type { Store, TaskStatusRecord } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
@@ -140,7 +140,7 @@ async function callerWithTask(
   hash: string,
   taskId: string,
   now: number,
-): Promise<{ result: Authentication; task: TaskRecord | undefined }> {
+): Promise<{ result: Authentication; task: TaskStatusRecord | undefined }> {
   const found = await store.transaction((tx) => tx.getApiKeyAndTask(hash, taskId), READ_ONLY);
   return { result: liveCaller(found?.apiKey, hash, now), task: found?.task };
 }

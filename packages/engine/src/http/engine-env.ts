@@ -4,7 +4,7 @@ import type { RandomUUID } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import type { KeyUsageRecorder } from "../keys/key-usage.js";
 import type { EngineObserver } from "../observer.js";
-import type { Store, TaskRecord, VideoStorage } from "../ports.js";
+import type { Store, TaskStatusRecord, VideoStorage } from "../ports.js";
 import type { FailedAuthLimit } from "./failed-auth-limit.js";
 import type { KeyCheck } from "./key-check.js";
 import type { RateLimiter } from "./rate-limiter.js";
@@ -40,7 +40,7 @@ export interface EngineEnv {
      * Set on `GET /api/gen/status/:task_id`: the task read with the caller's
      * key (undefined when it does not exist or is another account's).
      */
-    statusRead?: { taskId: string; task: TaskRecord | undefined };
+    statusRead?: { taskId: string; task: TaskStatusRecord | undefined };
     /**
      * Set instead of `caller` on a create whose key its own statement checks:
      * the route concludes it, and `caller` is set from then on.

@@ -1,6 +1,6 @@
 import { BoundedCache } from "../bounded-cache.js";
 import { constantTimeEqual } from "../crypto/web-crypto.js";
-import type { ApiKeyRecord, StoreTransaction } from "../ports.js";
+import type { CallerKeyRecord, StoreTransaction } from "../ports.js";
 import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
 
 /**
@@ -11,7 +11,7 @@ import { hashApiKey, isPlausibleApiKey } from "./api-key.js";
  */
 export interface Caller {
   accountId: string;
-  apiKey: ApiKeyRecord;
+  apiKey: CallerKeyRecord;
 }
 
 /** Why a request was not authenticated: no Authorization header, not `Bearer <key>`, or not a live key. */
@@ -70,7 +70,7 @@ export async function callerByKeyHash(
  * the check `callerByKeyHash` makes, for a key read together with something
  * else (a status read's task, `StoreTransaction.getApiKeyAndTask`).
  */
-export function liveCaller(apiKey: ApiKeyRecord | undefined, hash: string, now: number): Authentication {
+export function liveCaller(apiKey: CallerKeyRecord | undefined, hash: string, now: number): Authentication {
   // The lookup is by hash already; comparing again in constant time keeps a
   // store whose index compares early-exit from leaking anything.
   if (!apiKey || !constantTimeEqual(apiKey.hash, hash)) return { ok: false, failure: "invalid" };

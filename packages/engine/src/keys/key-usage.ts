@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Store } from "../ports.js";
+import type { CallerKeyRecord, Store } from "../ports.js";
 
 /**
  * How fresh "last used" is kept: a key already recorded as used within this
@@ -17,7 +17,7 @@ export class KeyUsageRecorder {
   readonly #pending = new Map<string, number>();
 
   /** Notes a use of `key` (as just read from the store) at `now`. */
-  note(key: ApiKeyRecord, now: number): void {
+  note(key: CallerKeyRecord, now: number): void {
     if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
     const noted = this.#pending.get(key.id);
     if (noted === undefined || now > noted) this.#pending.set(key.id, now);

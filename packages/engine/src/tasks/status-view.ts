@@ -1,5 +1,5 @@
 import { type FailureCode, TASK_STATUS_MESSAGES } from "@genvideo/schema";
-import type { TaskRecord, VideoStorage } from "../ports.js";
+import type { TaskStatusRecord, VideoStorage } from "../ports.js";
 import { COMPLETED_MESSAGE } from "../webhooks/payload.js";
 
 interface StatusBodyCommon {
@@ -26,7 +26,7 @@ const ACTIVE_MESSAGES = { queued: TASK_STATUS_MESSAGES.queued, processing: TASK_
  * `finishAt`; 99 at most until it has actually completed. A failed task made
  * no video: 0 (docs/api.md, "Task status").
  */
-export function progressOf(task: TaskRecord, now: number): number {
+export function progressOf(task: TaskStatusRecord, now: number): number {
   if (task.state === "completed") return 100;
   if (task.state === "failed") return 0;
   if (task.state === "queued") return task.progress;
@@ -35,7 +35,7 @@ export function progressOf(task: TaskRecord, now: number): number {
 }
 
 /** The time progress runs over: to `finishAt`, or to the deadline for a task that never finishes on its own ([[timeout]]). */
-function progressSpan(task: TaskRecord): number {
+function progressSpan(task: TaskStatusRecord): number {
   return Math.max(1, (task.finishAt ?? task.deadlineAt) - task.createdAt);
 }
 
@@ -44,7 +44,7 @@ function progressSpan(task: TaskRecord): number {
  * task, the moment its derived `progress` reached its current value, if later. So `updated_at`
  * moves exactly when `progress` does, without a write per percent.
  */
-export function updatedAtOf(task: TaskRecord, now: number): number {
+export function updatedAtOf(task: TaskStatusRecord, now: number): number {
   if (task.state !== "processing") return task.updatedAt;
   const progress = progressOf(task, now);
   if (progress === 0) return task.updatedAt;
@@ -54,7 +54,7 @@ export function updatedAtOf(task: TaskRecord, now: number): number {
 
 /** Renders a task for `GET /api/gen/status/:task_id` at service time `now`. */
 export async function taskStatusBody(
-  task: TaskRecord,
+  task: TaskStatusRecord,
   now: number,
   videos: VideoStorage,
 ): Promise<TaskStatusBody> {

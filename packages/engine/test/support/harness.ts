@@ -187,9 +187,10 @@ export function keyCheckingStore(store: Store): KeyCheckingStore {
       calls.keyChecked++;
       if (double.failure) return Promise.reject(double.failure);
       return store.transaction(async (tx) => {
-        const found = liveCaller(await tx.getApiKeyByHash(keyHash), keyHash, now);
-        if (!found.ok) return { apiKey: undefined };
-        const { apiKey, accountId } = found.caller;
+        const apiKey = await tx.getApiKeyByHash(keyHash);
+        const found = liveCaller(apiKey, keyHash, now);
+        if (!found.ok || !apiKey) return { apiKey: undefined };
+        const { accountId } = found.caller;
         if (await tx.insertChargedTask({ ...task, accountId }, { ...charge, accountId })) {
           return { apiKey, charged: true };
         }
