@@ -5,6 +5,7 @@
  */
 import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
+import { LineBatcher } from "./line-batcher.js";
 import type { LogLevel } from "./log-level.js";
 
 export type { Logger };
@@ -36,8 +37,18 @@ export function createLogger(
       },
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination({ fd: 1, sync: false }),
+    destination ?? batchedStdout(),
   );
+}
+
+/**
+ * stdout through pino's asynchronous destination, by the chunk (line-batcher.ts). What is
+ * gathered is written at exit too, before the destination's own last flush.
+ */
+function batchedStdout(): LineBatcher {
+  const batcher = new LineBatcher(pino.destination({ fd: 1, sync: false }));
+  process.once("exit", () => batcher.flushSync());
+  return batcher;
 }
 
 /**
