@@ -7,7 +7,7 @@
 import type { EngineConfigInput, EngineLogger } from "@genvideo/engine";
 import type { ServerConfig } from "../config.js";
 import type { ClientAddressOf } from "../http/client-address.js";
-import type { Logger } from "../logging/logger.js";
+import { type Logger, requestLine } from "../logging/logger.js";
 
 /**
  * Webhook attempts working at once. Mostly waiting on the network, not CPU:
@@ -64,7 +64,7 @@ export function engineSettings(
 
 function engineLogger(logger: Logger): EngineLogger {
   return {
-    request: (entry) => logger.info(entry, "request"),
+    request: requestLine(logger),
     error: (message, details) => logger.error(details, message),
     warn: (message, details) => logger.warn(details, message),
   };

@@ -9,7 +9,7 @@ import type { Kysely } from "kysely";
 import type { ServiceClock } from "../clock/service-clock.js";
 import { openApiDocument } from "../http/openapi-document.js";
 import { serverRoutes } from "../http/server-routes.js";
-import type { Logger } from "../logging/logger.js";
+import { type Logger, type RequestLine, requestLine } from "../logging/logger.js";
 import type { Database } from "../store/tables.js";
 import type { ServedVideoStorage } from "../video/video-file-storage.js";
 import { videoRoutes } from "../video/video-routes.js";
@@ -47,6 +47,10 @@ export function createRequestHandler(
   });
   const videos = options.videos && videoRoutes(options.videos, { now: () => options.clock.now() });
   const engineFetch = options.engine.app.fetch;
+  const reporting: LoggedOptions = {
+    writeRequestLine: requestLine(options.logger),
+    observeRequest: options.observeRequest,
+  };
 
   const dashboard = options.dashboard;
   const answeredUnavailable = options.answeredUnavailable;
@@ -65,7 +69,7 @@ export function createRequestHandler(
     const queryStart = url.indexOf("?", pathStart);
     const path = url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
     if (options.healthOnly) {
-      if (HEALTH_PATHS.has(path)) return logged(host, request, path, path, options);
+      if (HEALTH_PATHS.has(path)) return logged(host, request, path, path, reporting);
       options.observeRequest?.({ method: request.method, route: "unmatched", status: 404, durationMs: 0 });
       return Response.json(
         {
@@ -78,13 +82,19 @@ export function createRequestHandler(
     }
     // The engine reads the client's address from `env` (EngineConfig.clientAddress).
     if (path.startsWith("/api/")) return counted(engineFetch(request, env));
-    if (SERVER_PATHS.has(path)) return logged(host, request, path, path, options);
-    if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", options);
-    if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", options);
+    if (SERVER_PATHS.has(path)) return logged(host, request, path, path, reporting);
+    if (path.startsWith("/docs/assets/")) return logged(host, request, path, "/docs/assets/*", reporting);
+    if (videos && path.startsWith("/videos/")) return logged(videos, request, path, "/videos/*", reporting);
     if (dashboard && (path === "/dashboard" || path.startsWith("/dashboard/")))
-      return counted(logged(dashboard, request, path, "/dashboard/*", options, env));
+      return counted(logged(dashboard, request, path, "/dashboard/*", reporting, env));
     return engineFetch(request, env);
   };
+}
+
+/** How `logged` reports a request: its log line, and its metric when metrics are on. */
+interface LoggedOptions {
+  writeRequestLine: RequestLine;
+  observeRequest: RequestHandlerOptions["observeRequest"];
 }
 
 /** What `logged` serves: a Hono app of any environment. */
@@ -102,7 +112,7 @@ async function logged(
   request: Request,
   path: string,
   route: string,
-  { logger, observeRequest }: Pick<RequestHandlerOptions, "logger" | "observeRequest">,
+  { writeRequestLine, observeRequest }: LoggedOptions,
   env?: unknown,
 ): Promise<Response> {
   const started = performance.now();
@@ -113,6 +123,6 @@ async function logged(
   setNoSniff(headers);
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   observeRequest?.({ method: request.method, route, status: response.status, durationMs });
-  logger.info({ requestId, method: request.method, path, status: response.status, durationMs }, "request");
+  writeRequestLine({ requestId, method: request.method, path, status: response.status, durationMs });
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

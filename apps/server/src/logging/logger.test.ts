@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { createLogger } from "./logger.js";
+import type { RequestLogEntry } from "@genvideo/engine";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLogger, requestLine } from "./logger.js";
 
 describe("createLogger", () => {
   it("stamps each line with the ISO time it was written, and redacts named secrets", async () => {
@@ -19,5 +20,74 @@ describe("createLogger", () => {
     expect(times[1]).toBeGreaterThan(times[0]!);
     expect(times[1]).toBeLessThanOrEqual(after);
     expect(lines[0]).toMatchObject({ level: "info", msg: "first", apiKey: "[redacted]" });
+  });
+});
+
+describe("requestLine", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const entries: RequestLogEntry[] = [
+    {
+      requestId: "req_1",
+      method: "GET",
+      path: "/api/gen/status/x",
+      status: 200,
+      durationMs: 1.234,
+      accountId: "acc-1",
+    },
+    {
+      requestId: "req_2",
+      method: "POST",
+      path: "/api/gen/generate",
+      status: 499,
+      durationMs: 0,
+      clientAborted: true,
+    },
+    {
+      requestId: 'a"quote\\and\u0001control',
+      method: "GET",
+      path: "/d\u00e9j\u00e0/\u2028",
+      status: 404,
+      durationMs: 12.5,
+    },
+    { requestId: "req_3", method: "GET", path: "/healthz", status: 503, durationMs: 1000.001 },
+  ];
+
+  it("writes the bytes pino writes for the same entry", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2026, 10, 28, 12, 0, 0, 7));
+    const lines: string[] = [];
+    const logger = createLogger("info", { write: (line: string) => void lines.push(line) });
+    for (const entry of entries) {
+      requestLine(logger)(entry);
+      logger.info(entry, "request");
+    }
+    expect(lines).toHaveLength(2 * entries.length);
+    for (let index = 0; index < lines.length; index += 2) expect(lines[index]).toBe(lines[index + 1]);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      level: "info",
+      time: "2026-11-28T12:00:00.007Z",
+      service: "genvideo-server",
+      ...entries[0],
+      msg: "request",
+    });
+  });
+
+  it("writes nothing below info, and goes through pino when lines carry trace ids", () => {
+    const lines: string[] = [];
+    const quiet = createLogger("warn", { write: (line: string) => void lines.push(line) });
+    requestLine(quiet)(entries[0]!);
+    expect(lines).toEqual([]);
+    const traced = createLogger(
+      "info",
+      { write: (line: string) => void lines.push(line) },
+      { traceIds: true },
+    );
+    const info = vi.spyOn(traced, "info");
+    requestLine(traced)(entries[0]!);
+    expect(info).toHaveBeenCalledWith(entries[0], "request");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ ...entries[0], msg: "request" });
   });
 });

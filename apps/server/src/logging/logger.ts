@@ -3,6 +3,7 @@
  * field, never whole requests or headers, so an API key or a webhook secret
  * has no way in; the redaction list is a second line of defence.
  */
+import type { RequestLogEntry } from "@genvideo/engine";
 import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
 import { LineBatcher } from "./line-batcher.js";
@@ -19,26 +20,67 @@ export interface LoggerOptions {
   traceIds?: boolean;
 }
 
+/** Fields every line carries (pino's `base`). */
+const BASE = { service: "genvideo-server" } as const;
+const levelField = (label: string) => ({ level: label });
+
 export function createLogger(
   level: LogLevel,
   destination?: DestinationStream,
   { traceIds = false }: LoggerOptions = {},
 ): Logger {
-  return pino(
+  const time = isoTimeOncePerMillisecond();
+  const stream = destination ?? batchedStdout();
+  const logger = pino(
     {
       level,
       ...(traceIds ? { mixin: traceIdsOfActiveSpan } : {}),
-      base: { service: "genvideo-server" },
-      timestamp: isoTimeOncePerMillisecond(),
+      base: BASE,
+      timestamp: time,
       // Top-level names only: wildcard paths cost a few percent of a status read.
       redact: {
         paths: ["authorization", "headers", "apiKey", "key", "secret", "webhookSecret"],
         censor: "[redacted]",
       },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: levelField },
     },
-    destination ?? batchedStdout(),
+    stream,
   );
+  // A mixin adds fields of its own to every line: then only pino's own path writes them.
+  if (!traceIds) handWrittenRequestLines.set(logger, handWrittenRequestLine(logger, stream, time));
+  return logger;
+}
+
+/** The request line, one per HTTP request (the engine's `RequestLogEntry`, and the server's own routes'). */
+export type RequestLine = (entry: RequestLogEntry) => void;
+
+const handWrittenRequestLines = new WeakMap<Logger, RequestLine>();
+
+/**
+ * How `logger` writes the request line: `logger.info(entry, "request")`, or the same bytes made by
+ * hand for a logger of `createLogger` without trace ids.
+ */
+export function requestLine(logger: Logger): RequestLine {
+  return handWrittenRequestLines.get(logger) ?? ((entry) => logger.info(entry, "request"));
+}
+
+/**
+ * pino's line for a request, made without its general path: that loops over the fields with a
+ * redaction check and a serialiser each, and was most of the line's cost (about 8 µs of a
+ * status read against 3 µs for this), for a line whose few fields are always the same. The
+ * bytes are pino's own, field order included (logger.test.ts compares them); none of these
+ * fields is one the redaction list names.
+ */
+function handWrittenRequestLine(logger: Logger, stream: DestinationStream, time: () => string): RequestLine {
+  const head = `${JSON.stringify(levelField("info")).slice(0, -1)}`;
+  const bindings = `,${JSON.stringify(BASE).slice(1, -1)}`;
+  return (entry) => {
+    if (!logger.isLevelEnabled("info")) return;
+    let line = `${head}${time()}${bindings},"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs}`;
+    if (entry.accountId !== undefined) line += `,"accountId":${JSON.stringify(entry.accountId)}`;
+    if (entry.clientAborted) line += ',"clientAborted":true';
+    stream.write(`${line},"msg":"request"}\n`);
+  };
 }
 
 /**
