@@ -86,8 +86,8 @@ export const benchmarks = [
     what: "API processes on PostgreSQL (1, 2) vs SQLite and vs the one-round-trip ceiling; tasks/s with 1, 2, 4 worker processes vs graphile-worker",
     command: "node postgres/run.mjs",
     figures: [
-      line(String.raw`status reads: ceiling N/s, genvideo N/s: N%`),
-      line(String.raw`creates: +ceiling N/s, genvideo N/s: N%`),
+      line(String.raw`status reads: ceiling N/s( \(N µs CPU each\))?, genvideo N/s( \(N µs CPU each\))?: N%`),
+      line(String.raw`creates: +ceiling N/s( \(N µs CPU each\))?, genvideo N/s( \(N µs CPU each\))?: N%`),
       line("load average before N, after N"),
     ],
   },

@@ -4,7 +4,8 @@
 //    ceiling-server.mjs on the same database, in alternating rounds (ceiling,
 //    then genvideo, back to back), status reads then creates: the ratio of
 //    each round, median reported. Target: genvideo at least 80% of the
-//    ceiling for both.
+//    ceiling for both. Beside the rates, the CPU each process spent per
+//    request (/proc), which a busy machine moves less.
 // 2. Creates with one and with two API processes, all on one account and
 //    spread over many accounts: a create holds its account's row lock for one
 //    statement, so a second process adds creates even on one account.
@@ -12,6 +13,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { cpuMicros } from "../server/process-cpu.mjs";
 import { auth, createBody, seedStatusTargets, serverCli, startProcess } from "../server/processes.mjs";
 import { verdict } from "../smoke.mjs";
 import { cycling, loadAcross, startGenvideo } from "./cluster-processes.mjs";
@@ -114,8 +116,17 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
     };
     const creates = { connections, ...post(auth) };
     let failures = 0;
-    const measure = async (urls, options) => {
+    const cpu = {};
+    // Requests/s, and the CPU the one process behind `url` spent per request (`cpu[name]`, µs):
+    // steadier than the rate on a machine where other work takes the cores.
+    const measure = async (urls, options, name, pid) => {
+      const before = pid === undefined ? undefined : cpuMicros(pid);
       const load = await loadAcross(urls, { ...options, duration });
+      const spent = before === undefined ? undefined : cpuMicros(pid) - before;
+      if (name !== undefined && spent !== undefined && load.requests > 0) {
+        cpu[name] ??= [];
+        cpu[name].push(spent / load.requests);
+      }
       failures += load.failures;
       return load.requestsPerSecond;
     };
@@ -126,10 +137,10 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
     const rows = [];
     for (let round = 0; round < rounds; round++) {
       const row = {
-        ceilingStatus: await measure([ceilingUrl], reads),
-        status: await measure([first.url], reads),
-        ceilingCreates: await measure([ceilingUrl], creates),
-        creates: await measure([first.url], creates),
+        ceilingStatus: await measure([ceilingUrl], reads, "ceilingStatus", ceiling.pid),
+        status: await measure([first.url], reads, "status", first.pid),
+        ceilingCreates: await measure([ceilingUrl], creates, "ceilingCreates", ceiling.pid),
+        creates: await measure([first.url], creates, "creates", first.pid),
       };
       console.error(`  ceiling round ${round + 1}: ${JSON.stringify(row)}`);
       rows.push(row);
@@ -151,6 +162,8 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
     }
     return {
       rounds: rows,
+      /** Median CPU µs per request of each measured process, by row key; empty without /proc. */
+      cpuPerRequest: Object.fromEntries(Object.entries(cpu).map(([name, values]) => [name, median(values)])),
       statusRatio: median(rows.map((row) => row.status / row.ceilingStatus)),
       createRatio: median(rows.map((row) => row.creates / row.ceilingCreates)),
       scaling,
@@ -167,12 +180,14 @@ export function ceilingLines(result, { duration, connections }) {
   const percent = (value) => `${(value * 100).toFixed(0)}%`;
   const judged = (value) => `${percent(value)} (target >= ${percent(TARGET)}: ${verdict(value >= TARGET)})`;
   const pick = (key) => median(result.rounds.map((row) => row[key]));
+  const cpu = (key) =>
+    result.cpuPerRequest[key] === undefined ? "" : ` (${Math.round(result.cpuPerRequest[key])} µs CPU each)`;
   const { one, two } = result.scaling;
   return [
     `One API process against bare Hono + pg on the same database (bench/postgres/ceiling-server.mjs), ` +
       `${result.rounds.length} alternating rounds of ${duration} s at ${connections} connections, medians:`,
-    `  status reads: ceiling ${pick("ceilingStatus")}/s, genvideo ${pick("status")}/s: ${judged(result.statusRatio)}`,
-    `  creates:      ceiling ${pick("ceilingCreates")}/s, genvideo ${pick("creates")}/s: ${judged(result.createRatio)}`,
+    `  status reads: ceiling ${pick("ceilingStatus")}/s${cpu("ceilingStatus")}, genvideo ${pick("status")}/s${cpu("status")}: ${judged(result.statusRatio)}`,
+    `  creates:      ceiling ${pick("ceilingCreates")}/s${cpu("ceilingCreates")}, genvideo ${pick("creates")}/s${cpu("creates")}: ${judged(result.createRatio)}`,
     `Creates/s with 1 and 2 API processes: one account ${one.oneAccount} and ${two.oneAccount} ` +
       `(${(two.oneAccount / one.oneAccount).toFixed(2)}x); ${MANY_ACCOUNTS} accounts ${one.manyAccounts} and ` +
       `${two.manyAccounts} (${(two.manyAccounts / one.manyAccounts).toFixed(2)}x)`,
