@@ -448,9 +448,9 @@ export type KeyCheckedCharge =
   /** No live key has the hash: nothing was written. */
   | { apiKey: undefined }
   /** The key was live and its account paid: the task and its charge exist. */
-  | { apiKey: ApiKeyRecord; charged: true }
+  | { apiKey: CallerKeyRecord; charged: true }
   /** The key was live, its account's balance (`credits`) short: nothing was written. */
-  | { apiKey: ApiKeyRecord; charged: false; credits: number };
+  | { apiKey: CallerKeyRecord; charged: false; credits: number };
 
 /** What a renderer is asked to make: the request plus the output geometry. */
 export interface RenderJob {

@@ -6,6 +6,7 @@
  * the server's test/postgres/ folder for PostgreSQL.
  */
 import type {
+  CallerKeyRecord,
   IdempotencyResponse,
   KeyAndTask,
   KeyCheckedCharge,
@@ -16,24 +17,12 @@ import type {
 import { type Selectable, sql } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
 import { QueryGroup } from "./query-group.js";
-import { apiKeyFromRow, ledgerToRow, nullableInteger, taskToRow } from "./rows.js";
+import { ledgerToRow, nullableInteger, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
 import { type ApiKeysTable, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 
-const API_KEY_COLUMNS = [
-  "id",
-  "account_id",
-  "hash",
-  "prefix",
-  "created_at",
-  "revoked_at",
-  "expires_at",
-  "name",
-  "last_used_at",
-] as const satisfies readonly (keyof ApiKeysTable)[];
-
-/** What a status read needs of the key (`CallerKeyRecord`), selected as `key_<column>`. */
+/** What authenticating needs of the key (`CallerKeyRecord`), selected as `key_<column>`. */
 const CALLER_KEY_COLUMNS = [
   "id",
   "account_id",
@@ -75,23 +64,29 @@ const BIGINT_COLUMNS = new Set([
   "delta",
 ]);
 
-type KeyAndTaskRow = Pick<Selectable<TasksTable>, (typeof TASK_STATUS_COLUMNS)[number]> & {
+type CallerKeyRow = {
   [column in (typeof CALLER_KEY_COLUMNS)[number] as `key_${column}`]: Selectable<ApiKeysTable>[column];
 };
+
+type KeyAndTaskRow = Pick<Selectable<TasksTable>, (typeof TASK_STATUS_COLUMNS)[number]> & CallerKeyRow;
+
+function callerKeyFromRow(row: CallerKeyRow): CallerKeyRecord {
+  return {
+    id: row.key_id,
+    accountId: row.key_account_id,
+    hash: row.key_hash,
+    revokedAt: nullableInteger(row.key_revoked_at),
+    expiresAt: nullableInteger(row.key_expires_at),
+    lastUsedAt: nullableInteger(row.key_last_used_at),
+  };
+}
 
 export class KyselyRequestPathQueries extends QueryGroup {
   async getApiKeyAndTask(hash: string, taskId: string): Promise<KeyAndTask | undefined> {
     const query = this.cached("getApiKeyAndTask", () => this.keyAndTaskQuery(), [hash, taskId]);
     const row = await this.first<KeyAndTaskRow>(query);
     if (!row) return undefined;
-    const apiKey = {
-      id: row.key_id,
-      accountId: row.key_account_id,
-      hash: row.key_hash,
-      revokedAt: nullableInteger(row.key_revoked_at),
-      expiresAt: nullableInteger(row.key_expires_at),
-      lastUsedAt: nullableInteger(row.key_last_used_at),
-    };
+    const apiKey = callerKeyFromRow(row);
     // No task row (a left join's nulls): the task does not exist or is another account's.
     if (row.id === null) return { apiKey, task: undefined };
     const task: TaskStatusRecord = {
@@ -157,9 +152,7 @@ export class KyselyRequestPathQueries extends QueryGroup {
     if (!this.context.dataModifyingCtes) throw new Error("a key-checked create needs data-modifying CTEs");
     const row = await this.chargedTask({ keyHash, now }, task, charge);
     if (!row) return { apiKey: undefined };
-    const apiKey = apiKeyFromRow(
-      Object.fromEntries(API_KEY_COLUMNS.map((column) => [column, row[column]])) as Selectable<ApiKeysTable>,
-    );
+    const apiKey = callerKeyFromRow(row as CallerKeyRow);
     return Number(row.charged) === 1
       ? { apiKey, charged: true }
       : { apiKey, charged: false, credits: Number(row.credits) };
@@ -212,10 +205,8 @@ export class KyselyRequestPathQueries extends QueryGroup {
 /** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
 type Payer = { accountId: string } | { keyHash: string; now: number };
 
-/** `chargedTaskStatement`'s row: whether it charged; keyed, the live key's columns and its account's balance. */
-type ChargedRow = { charged: number | string; credits?: number | string } & Partial<
-  Record<(typeof API_KEY_COLUMNS)[number], unknown>
->;
+/** `chargedTaskStatement`'s row: whether it charged; keyed, the live key (`key_<column>`) and its account's balance. */
+type ChargedRow = { charged: number | string; credits?: number | string } & Partial<CallerKeyRow>;
 
 /**
  * PostgreSQL: the conditional debit, the ledger entry, the task (and its large
@@ -262,13 +253,16 @@ function chargedTaskStatement(
     ${debit}
   ), task as (${task}), ledger as (${ledger})${request}${done}
   select count(*)::int as charged from charged`;
-  const keyColumns = sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)));
+  const keyColumns = sql.join(CALLER_KEY_COLUMNS.map((column) => sql.ref(column)));
+  const keyAliases = sql.join(
+    CALLER_KEY_COLUMNS.map((column) => sql`${sql.ref(`caller.${column}`)} as ${sql.ref(`key_${column}`)}`),
+  );
   return sql<ChargedRow>`with caller as (
     select ${keyColumns} from api_keys where hash = ${slot(1)}::text and revoked_at is null
     and (expires_at is null or expires_at > ${slot(2)}::bigint)
   ), charged as (
     ${debit}
   ), task as (${task}), ledger as (${ledger})${request}
-  select caller.*, (select count(*) from charged)::int as charged, accounts.credits
+  select ${keyAliases}, (select count(*) from charged)::int as charged, accounts.credits
   from caller join accounts on accounts.id = caller.account_id`;
 }

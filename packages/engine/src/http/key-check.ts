@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from "../ports.js";
+import type { CallerKeyRecord } from "../ports.js";
 
 /**
  * Authentication a create leaves to its own statement (`Store.insertChargedTaskForKey`): the
@@ -11,7 +11,7 @@ export interface KeyCheck {
   /** The presented key's SHA-256, to find it by. */
   readonly hash: string;
   /** The create's statement found the key live: the caller is set. */
-  authenticated(apiKey: ApiKeyRecord): void;
+  authenticated(apiKey: CallerKeyRecord): void;
   /** The create's statement found no live key: the 401 to answer. */
   refused(): Response;
   /** By the key's own lookup: the 401 to answer, or undefined (the caller is set). */

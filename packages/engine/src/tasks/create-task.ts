@@ -3,7 +3,7 @@ import type { EngineConfig } from "../config.js";
 import { InsufficientCreditsError } from "../credits/insufficient-credits-error.js";
 import { chargeEntry } from "../credits/ledger.js";
 import type { RandomUUID } from "../ids.js";
-import type { ApiKeyRecord, LedgerEntry, Store, TaskRecord } from "../ports.js";
+import type { CallerKeyRecord, LedgerEntry, Store, TaskRecord } from "../ports.js";
 import { finishAtOf, scenarioOf } from "./scenario.js";
 
 /** The create response (HTTP 200, docs/api.md#response). */
@@ -60,8 +60,8 @@ export async function createTask(
 /** What `createTaskForKey` found and did: the live key it found (none: nothing written), and the create's outcome. */
 export type KeyCheckedCreate =
   | { apiKey: undefined }
-  | { apiKey: ApiKeyRecord; body: CreateTaskBody }
-  | { apiKey: ApiKeyRecord; refusal: InsufficientCreditsError };
+  | { apiKey: CallerKeyRecord; body: CreateTaskBody }
+  | { apiKey: CallerKeyRecord; refusal: InsufficientCreditsError };
 
 /**
  * `createTask` for whoever presents the key whose hash is `keyHash`, on a
