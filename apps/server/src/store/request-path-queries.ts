@@ -167,32 +167,25 @@ export class KyselyRequestPathQueries extends QueryGroup {
   ): Promise<ChargedRow | undefined> {
     const request = JSON.stringify(task.request);
     const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
-    // The account is the charge's own (selected from the debit's RETURNING), never a slot of its own.
-    const { account_id: _task, ...taskRow }: Record<string, unknown> = {
-      ...taskToRow({ ...task, accountId: "" }),
-      request: inline ? request : null,
-    };
-    const { account_id: _ledger, ...ledgerRow }: Record<string, unknown> = ledgerToRow({
-      ...charge,
-      accountId: "",
-    });
-    const taskColumns = Object.keys(taskRow).sort();
-    const ledgerColumns = Object.keys(ledgerRow).sort();
+    const taskRow: Record<string, unknown> = taskToRow({ ...task, accountId: "" });
+    taskRow.request = inline ? request : null;
+    const ledgerRow: Record<string, unknown> = ledgerToRow({ ...charge, accountId: "" });
+    const taskShape = statementColumns(taskRow);
+    const ledgerShape = statementColumns(ledgerRow);
     const keyed = "keyHash" in payer;
-    const values = [
-      charge.delta,
-      ...(keyed ? [payer.keyHash, payer.now] : [payer.accountId]),
-      ...taskColumns.map((column) => taskRow[column]),
-      ...ledgerColumns.map((column) => ledgerRow[column]),
-      ...(inline ? [] : [task.id, request]),
-      ...(idempotency ? [idempotency.key, idempotency.status, idempotency.body] : []),
-    ];
+    const values: unknown[] = [charge.delta, ...(keyed ? [payer.keyHash, payer.now] : [payer.accountId])];
+    for (const column of taskShape.columns) values.push(taskRow[column]);
+    for (const column of ledgerShape.columns) values.push(ledgerRow[column]);
+    if (!inline) values.push(task.id, request);
+    if (idempotency) values.push(idempotency.key, idempotency.status, idempotency.body);
     const completes = idempotency !== undefined;
     const query = this.cached(
-      `insertChargedTask:${taskColumns.join(",")}:${inline}:${completes}:${keyed}`,
+      `insertChargedTask:${taskShape.key}:${ledgerShape.key}:${inline}:${completes}:${keyed}`,
       () => ({
         compile: () =>
-          chargedTaskStatement(taskColumns, ledgerColumns, { inline, completes, keyed }).compile(this.db),
+          chargedTaskStatement(taskShape.columns, ledgerShape.columns, { inline, completes, keyed }).compile(
+            this.db,
+          ),
       }),
       values,
     );
@@ -200,6 +193,28 @@ export class KyselyRequestPathQueries extends QueryGroup {
     if (Number(row?.charged ?? 0) === 1 && task.state === "queued") this.context.onWork?.();
     return row;
   }
+}
+
+/** Column lists of the rows `chargedTask` has seen, by their keys in order: a create's rows have one shape. */
+const shapes = new Map<string, string[]>();
+
+/**
+ * The columns of `row` a charged create's statement writes, sorted (the account left out: it is
+ * the charge's own, selected from the debit's RETURNING, never a slot of its own), and the key
+ * its statement is cached under. Found once per shape: a create's rows always have the same,
+ * and sorting and filtering them again made this function the process's largest own CPU time
+ * in a create's profile (its row building took 19 to 41 µs a create, 10 to 16 µs after).
+ */
+function statementColumns(row: Record<string, unknown>): { key: string; columns: string[] } {
+  const key = Object.keys(row).join(",");
+  let columns = shapes.get(key);
+  if (!columns) {
+    columns = Object.keys(row)
+      .filter((column) => column !== "account_id")
+      .sort();
+    shapes.set(key, columns);
+  }
+  return { key, columns };
 }
 
 /** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
