@@ -84,10 +84,12 @@ const MIGRATION_LOCK = 0x67656e766964656fn;
 
 /** PostgreSQL's `bigint` (oid 20) comes back as a JS number: every one we store is a ms time or a count. */
 const INT8_OID = 20;
+/** One parser for every such column: pg asks for a column's parser on every query it runs. */
+const parseInt8 = (value: string) => Number(value);
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID && format !== "binary"
-      ? (value: string) => Number(value)
+      ? parseInt8
       : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
