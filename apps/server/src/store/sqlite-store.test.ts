@@ -149,6 +149,24 @@ describe("SQLite store", () => {
     await store.close();
   });
 
+  it("reads an outbox with nothing due without waiting for the write lock another connection holds", async () => {
+    const path = join(directory, "outbox-read.db");
+    // A checkpoint truncating the WAL holds the write lock so; a writer waits up to busy_timeout for it.
+    const { store } = await openSqliteStore(path, { busyTimeoutMs: 2_000 });
+    const other = new DatabaseSync(path);
+    other.exec("begin immediate");
+    try {
+      const startedAt = performance.now();
+      const due = await store.transaction((tx) => tx.claimDueWebhookEvents("worker-a", 64, 1_000, 61_000));
+      expect(due).toEqual([]);
+      expect(performance.now() - startedAt).toBeLessThan(1_000);
+    } finally {
+      other.exec("rollback");
+      other.close();
+      await store.close();
+    }
+  });
+
   describe("transactions asked for together (group commit)", () => {
     const account = (id: string, credits = 0) => ({ id, name: id, credits, createdAt: 0 });
 

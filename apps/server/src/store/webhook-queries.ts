@@ -64,9 +64,10 @@ export class KyselyWebhookQueries extends QueryGroup {
       .orderBy("next_attempt_at")
       .orderBy("id")
       .limit(limit);
-    // PostgreSQL: most ticks find nothing due, and a plain read (no transaction begins before the
-    // first write) says so in one round trip, where the locking claim takes three (BEGIN, UPDATE, COMMIT).
-    if (this.context.rowLocks && (await this.rows(candidates)).length === 0) return [];
+    // Most reads find nothing due, and a plain read says so without the claim's write: on PostgreSQL
+    // one round trip where the locking claim takes three (BEGIN, UPDATE, COMMIT); on SQLite without
+    // taking the write lock, which a checkpoint truncating the WAL makes a writer wait for.
+    if ((await this.rows(candidates)).length === 0) return [];
     const lease = { lease_owner: owner, lease_expires_at: leaseExpiresAt };
     const rows = await this.rows<EventRow>(
       this.context.rowLocks
