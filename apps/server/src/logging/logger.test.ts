@@ -28,6 +28,18 @@ describe("requestLine", () => {
     vi.useRealTimers();
   });
 
+  // Every field an entry can have, in the order the engine makes them: a field added to
+  // RequestLogEntry stops this compiling until it is here, and then the byte comparison below fails
+  // until the hand-made line writes it too.
+  const everyField: Required<RequestLogEntry> = {
+    requestId: "req_4",
+    method: "POST",
+    path: "/api/gen/generate",
+    status: 499,
+    durationMs: 3.5,
+    accountId: "acc-2",
+    clientAborted: true,
+  };
   const entries: RequestLogEntry[] = [
     {
       requestId: "req_1",
@@ -53,6 +65,7 @@ describe("requestLine", () => {
       durationMs: 12.5,
     },
     { requestId: "req_3", method: "GET", path: "/healthz", status: 503, durationMs: 1000.001 },
+    everyField,
   ];
 
   it("writes the bytes pino writes for the same entry", () => {
