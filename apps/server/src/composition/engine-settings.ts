@@ -47,6 +47,8 @@ export function engineSettings(
     // only has to outlast the gap between two renewals (ticks run every 50 ms).
     leaseMs: Math.max(60_000, config.leaseMs * config.timeScale),
     sweepIntervalMs: SWEEP_INTERVAL_MS * config.timeScale,
+    // On PostgreSQL a claim is a round trip away: a slot that frees is filled while the other renders run.
+    refillSlots: config.database.kind === "postgres",
     webhooks: {
       leaseMs: config.leaseMs * config.timeScale,
       concurrency: WEBHOOK_CONCURRENCY,

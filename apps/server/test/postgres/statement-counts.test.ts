@@ -3,7 +3,7 @@
 // change that adds one to a create, a status read, an authenticated request,
 // a worker's claim or its completions fails here, whatever the machine's
 // speed. Today's counts are in docs/operating.md#statements-per-request.
-import { manualClock } from "@genvideo/engine";
+import { manualClock, type Renderer, type Store } from "@genvideo/engine";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres-store.js";
@@ -28,6 +28,53 @@ beforeAll(() => {
 afterAll(() => {
   pg.Client.prototype.query = query;
 });
+
+/**
+ * The server's PostgreSQL worker settings: sweeps for others' work every 250 ms, the outbox read at
+ * most every 50 ms rather than on every tick, and a slot that frees filled at once while a backlog waits.
+ */
+const postgresWorker = {
+  sweepIntervalMs: 250,
+  generationMs: 1_000,
+  refillSlots: true,
+  webhooks: { claimIntervalMs: 50 },
+};
+/** The claim: one statement, its candidates locked in a CTE. */
+const claim = 'with "locked" as (select "id", "created_at", "vi';
+/** A batch of completions: one UPDATE, whatever the batch's size. */
+const completion = 'update tasks set "completed_at" = $1, "lease_exp';
+
+type Count = Awaited<ReturnType<typeof countingEngine>>["count"];
+
+/** Creates `tasks` tasks through the API; their ids, oldest first. */
+async function createTasks(count: Count, tasks: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < tasks; index++) {
+    const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+    ids.push((created.body as { task_id: string }).task_id);
+  }
+  return ids;
+}
+
+/**
+ * An engine with the server's PostgreSQL worker settings at `concurrency` render slots, its
+ * once-a-minute work done (the idempotency sweep, the keys' "last used" times), and `tasks` queued.
+ */
+async function workerWithBacklog(store: Store, renderer: Renderer, concurrency: number, tasks: number) {
+  const clock = manualClock();
+  const config = { ...postgresWorker, workerConcurrency: concurrency };
+  const counting = await countingEngine(store, recorded, undefined, { renderer, config, clock });
+  await counting.engine.tick();
+  const taskIds = await createTasks(counting.count, tasks);
+  await counting.engine.flushKeyUsage();
+  return { ...counting, clock, config, taskIds };
+}
+
+async function expectCompleted(count: Count, taskIds: string[]) {
+  const states: unknown[] = [];
+  for (const id of taskIds) states.push((await count("GET", `/api/gen/status/${id}`)).body);
+  expect(states).toEqual(taskIds.map(() => expect.objectContaining({ status: "completed" })));
+}
 
 describePostgres("PostgreSQL round trips per request", () => {
   it("pins a status read, a create and an authenticated request", async () => {
@@ -164,7 +211,6 @@ describePostgres("PostgreSQL round trips per request", () => {
   it("pins a worker's claim and the completion of renders that ended together", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
-      const clock = manualClock();
       const renders: (() => void)[] = [];
       const renderer = {
         render: (job: { taskId: string }) =>
@@ -172,29 +218,12 @@ describePostgres("PostgreSQL round trips per request", () => {
             renders.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` }));
           }),
       };
-      // The server's PostgreSQL settings: sweeps for others' work every 250 ms, the outbox read at
-      // most every 50 ms, not on every tick.
-      const config = {
-        workerConcurrency: 10,
-        sweepIntervalMs: 250,
-        generationMs: 1_000,
-        webhooks: { claimIntervalMs: 50 },
-      };
-      // The claim: one statement, its candidates locked in a CTE.
-      const claim = 'with "locked" as (select "id", "created_at", "vi';
-      const { engine, count, countWork } = await countingEngine(store, recorded, undefined, {
+      const { engine, count, countWork, clock, config, taskIds } = await workerWithBacklog(
+        store,
         renderer,
-        config,
-        clock,
-      });
-      // Once a minute or rarer, not per claim: the idempotency sweep and the keys' "last used" times.
-      await engine.tick();
-      const taskIds: string[] = [];
-      for (let index = 0; index < 4; index++) {
-        const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
-        taskIds.push((created.body as { task_id: string }).task_id);
-      }
-      await engine.flushKeyUsage();
+        10,
+        4,
+      );
       clock.advance(config.sweepIntervalMs);
       // A tick that sweeps and claims: expired leases (none, one read), the claim of all four in one
       // statement, the sweeps for others' due and overdue tasks, the webhook outbox's read.
@@ -225,20 +254,55 @@ describePostgres("PostgreSQL round trips per request", () => {
         transactions: 0,
       });
       // Their generation time over, the four renders end together: UPDATEs without BEGIN complete
-      // them (the first alone, as nothing waits yet; the three that ended meanwhile together).
+      // them (the first alone, as nothing waits yet; the three that ended meanwhile together). The
+      // last claim came back short (the queue is empty): the freed slots claim nothing by themselves.
       clock.advance(config.generationMs);
       const completed = await countWork(async () => {
         for (const finish of renders) finish();
         await engine.idle();
       });
-      const update = 'update tasks set "completed_at" = $1, "lease_exp';
-      expect(completed).toEqual({ statements: [update, update], transactions: 0 });
+      expect(completed).toEqual({ statements: [completion, completion], transactions: 0 });
       // One prepared statement whatever the batch's size (1, then 3): the ids go in an array.
       expect(new Set(completed.texts).size).toBe(1);
       expect(await store.transaction((tx) => tx.countTasks())).toBe(4);
-      const states: unknown[] = [];
-      for (const id of taskIds) states.push((await count("GET", `/api/gen/status/${id}`)).body);
-      expect(states).toEqual(taskIds.map(() => expect.objectContaining({ status: "completed" })));
+      await expectCompleted(count, taskIds);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("pins the claim a freed slot makes for itself while a backlog waits", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      // One slot and a backlog of three: each task's render ends as soon as it starts.
+      const renderer = {
+        render: async (job: { taskId: string }) => ({ videoKey: `videos/${job.taskId}.mp4` }),
+      };
+      const { engine, count, countWork, clock, config, taskIds } = await workerWithBacklog(
+        store,
+        renderer,
+        1,
+        3,
+      );
+      clock.advance(config.generationMs);
+      // The tick claims the first task (its claim took the one slot it asked for: more may wait);
+      // each render that ends then claims the next task itself, without a tick, until a claim
+      // comes back empty. Each task: one claim, and its completion, an UPDATE or a share of one.
+      const drained = await countWork(async () => {
+        await engine.tick();
+        await engine.idle();
+      });
+      const claims = drained.statements.filter((statement) => statement === claim);
+      const completions = drained.statements.filter((statement) => statement === completion);
+      expect(claims).toHaveLength(3 + 1);
+      expect(completions.length).toBeGreaterThanOrEqual(1);
+      expect(completions.length).toBeLessThanOrEqual(3);
+      // The tick's own reads besides, once: expired leases, others' due and overdue tasks, the outbox.
+      expect(drained.statements.length - claims.length - completions.length).toBe(4);
+      expect(drained.transactions).toBe(0);
+      await expectCompleted(count, taskIds);
+      // Charged once each: 2 000 credits, 3 tasks.
+      expect((await count("GET", "/api/gen/account")).body).toMatchObject({ credits: 1997 });
     } finally {
       await store.close();
     }
