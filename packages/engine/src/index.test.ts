@@ -18,6 +18,7 @@ describe("package entries", () => {
       "TINY_MP4_CONTENT_TYPE",
       "VideoUrlSigner",
       "assertTransactionOpen",
+      "chargeForKey",
       "createAdminService",
       "createEngine",
       "createMemoryStore",

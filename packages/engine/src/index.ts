@@ -24,6 +24,7 @@ export {
   rateLimitDecision,
 } from "./http/rate-limiter.js";
 export type { RandomUUID } from "./ids.js";
+export { chargeForKey } from "./keys/key-checked-charge.js";
 export { NOSNIFF_HEADERS, setNoSniff } from "./no-sniff.js";
 export type * from "./observer.js";
 export type * from "./ports.js";

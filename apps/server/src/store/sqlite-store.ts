@@ -4,7 +4,7 @@
  * connection's lock) because Kysely's transaction layer costs several times
  * the queries on this hot path.
  */
-import { assertTransactionOpen, type Store, type StoreTransaction } from "@genvideo/engine";
+import { assertTransactionOpen, chargeForKey, type Store, type StoreTransaction } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, type QueryResult, SelectQueryNode } from "kysely";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
@@ -272,19 +272,25 @@ export function createSqliteStore(
     }
   }
 
+  // Read-only work joins the group too (`TransactionOptions.readOnly` changes nothing here): one
+  // read transaction shared by a turn's reads cost less than a read transaction per statement in
+  // autocommit, which took status reads from 43-45% of the server bench's baseline to 27-31%.
+  function transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error("the store is closed"));
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // The group forms over the rest of this turn of the event loop: every
+      // transaction asked for by the requests read in it joins.
+      draining ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(drain);
+    });
+  }
+
   return {
-    // Read-only work joins the group too (`TransactionOptions.readOnly` changes nothing here): one
-    // read transaction shared by a turn's reads cost less than a read transaction per statement in
-    // autocommit, which took status reads from 43-45% of the server bench's baseline to 27-31%.
-    transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-      if (closed) return Promise.reject(new Error("the store is closed"));
-      return new Promise<T>((resolve, reject) => {
-        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        // The group forms over the rest of this turn of the event loop: every
-        // transaction asked for by the requests read in it joins.
-        draining ??= new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(drain);
-      });
-    },
+    transaction,
+    // The create's key read inside its own write transaction: one group membership and one turn of
+    // the event loop fewer than a read transaction for the key and then the write.
+    insertChargedTaskForKey: (keyHash, now, task, charge) =>
+      transaction((tx) => chargeForKey(tx, keyHash, now, task, charge)),
     async close() {
       if (closed) return;
       closed = true;

@@ -65,19 +65,51 @@ describe("SQLite statements per request", () => {
     ]);
   });
 
-  it("creates a task: the key, then one transaction with the charge, its ledger entry and the task", async () => {
+  it("creates a task in one transaction: the key, the charge, its ledger entry and the task", async () => {
     const created = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
-    expect(created).toMatchObject({ status: 200, transactions: 2 });
+    expect(created).toMatchObject({ status: 200, transactions: 1 });
     expect(created.statements).toEqual([
       "begin",
       'select * from "api_keys" where "hash" = ?',
-      "commit",
-      "begin",
       'update "accounts" set "credits" = credits + ? wh',
       'insert into "ledger_entries" ("id", "account_id"',
       'insert into "tasks" ("account_id", "aspect_ratio',
       "commit",
     ]);
+  });
+
+  it("refuses an unknown key and a short balance in that one transaction, writing nothing", async () => {
+    const unknown = await count(
+      "POST",
+      "/api/gen/generate",
+      { prompt: "a lighthouse" },
+      { authorization: "Bearer gen_sk_unknownunknownunknownunknown00" },
+    );
+    expect(unknown).toMatchObject({ status: 401, transactions: 1 });
+    expect(unknown.statements).toEqual(["begin", 'select * from "api_keys" where "hash" = ?', "commit"]);
+    const [account] = await store.transaction((tx) => tx.listAccounts());
+    await store.transaction((tx) =>
+      tx.appendLedger({
+        id: "drain",
+        accountId: account!.id,
+        taskId: null,
+        delta: -account!.credits,
+        reason: "charge",
+        createdAt: 0,
+      }),
+    );
+    const refused = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
+    expect(refused).toMatchObject({ status: 402, transactions: 1 });
+    // The debit that found the balance short, the account's check that it exists, its balance for the 402.
+    expect(refused.statements).toEqual([
+      "begin",
+      'select * from "api_keys" where "hash" = ?',
+      'update "accounts" set "credits" = credits + ? wh',
+      'select * from "accounts" where "id" = ?',
+      'select * from "accounts" where "id" = ?',
+      "commit",
+    ]);
+    expect(await store.transaction((tx) => tx.countTasks(account!.id))).toBe(0);
   });
 
   it("authenticates any other request with one statement before its route's", async () => {
@@ -98,7 +130,7 @@ describe("SQLite statements per request", () => {
     const traced = (await countingEngine(telemetry.store, recorded, telemetry.observer)).count;
     const created = await traced("POST", "/api/gen/generate", { prompt: "a lighthouse" });
     const taskId = (created.body as { task_id: string }).task_id;
-    expect([created.statements.length, created.transactions]).toEqual([8, 2]);
+    expect([created.statements.length, created.transactions]).toEqual([6, 1]);
     const status = await traced("GET", `/api/gen/status/${taskId}`);
     expect([status.statements.length, status.transactions]).toEqual([3, 1]);
     const account = await traced("GET", "/api/gen/account");

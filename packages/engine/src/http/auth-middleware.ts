@@ -5,7 +5,6 @@ import type { Store, TaskStatusRecord } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
 import { jsonResponse } from "./json-response.js";
-import type { KeyCheck } from "./key-check.js";
 
 /**
  * Authenticates everything under /api before anything else runs: routing,

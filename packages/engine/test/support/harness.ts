@@ -5,7 +5,7 @@
 import { type ManualClock, manualClock } from "../../src/clock.js";
 import type { EngineConfigInput } from "../../src/config.js";
 import { createEngine, type Engine, type EngineOptions } from "../../src/engine.js";
-import { liveCaller } from "../../src/keys/authenticate.js";
+import { chargeForKey } from "../../src/keys/key-checked-charge.js";
 import type {
   Renderer,
   RenderJob,
@@ -186,16 +186,7 @@ export function keyCheckingStore(store: Store): KeyCheckingStore {
     insertChargedTaskForKey: (keyHash, now, task, charge) => {
       calls.keyChecked++;
       if (double.failure) return Promise.reject(double.failure);
-      return store.transaction(async (tx) => {
-        const apiKey = await tx.getApiKeyByHash(keyHash);
-        const found = liveCaller(apiKey, keyHash, now);
-        if (!found.ok || !apiKey) return { apiKey: undefined };
-        const { accountId } = found.caller;
-        if (await tx.insertChargedTask({ ...task, accountId }, { ...charge, accountId })) {
-          return { apiKey, charged: true };
-        }
-        return { apiKey, charged: false, credits: (await tx.getAccount(accountId))!.credits };
-      });
+      return store.transaction((tx) => chargeForKey(tx, keyHash, now, task, charge));
     },
     close: () => store.close(),
   };
