@@ -5,7 +5,7 @@
 import { StatementSync } from "node:sqlite";
 import type { Store } from "@genvideo/engine";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { countingEngine, withTelemetry } from "../../test/support/statement-counts.js";
+import { countingEngine, emptyFirstAccount, withTelemetry } from "../../test/support/statement-counts.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
@@ -87,17 +87,7 @@ describe("SQLite statements per request", () => {
     );
     expect(unknown).toMatchObject({ status: 401, transactions: 1 });
     expect(unknown.statements).toEqual(["begin", 'select * from "api_keys" where "hash" = ?', "commit"]);
-    const [account] = await store.transaction((tx) => tx.listAccounts());
-    await store.transaction((tx) =>
-      tx.appendLedger({
-        id: "drain",
-        accountId: account!.id,
-        taskId: null,
-        delta: -account!.credits,
-        reason: "charge",
-        createdAt: 0,
-      }),
-    );
+    const account = await emptyFirstAccount(store);
     const refused = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
     expect(refused).toMatchObject({ status: 402, transactions: 1 });
     // The debit that found the balance short, the account's check that it exists, its balance for the 402.
@@ -109,7 +99,7 @@ describe("SQLite statements per request", () => {
       'select * from "accounts" where "id" = ?',
       "commit",
     ]);
-    expect(await store.transaction((tx) => tx.countTasks(account!.id))).toBe(0);
+    expect(await store.transaction((tx) => tx.countTasks(account.id))).toBe(0);
   });
 
   it("authenticates any other request with one statement before its route's", async () => {

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/postgres-store.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
-import { countingEngine, withTelemetry } from "../support/statement-counts.js";
+import { countingEngine, emptyFirstAccount, withTelemetry } from "../support/statement-counts.js";
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
 /** A create's one statement: the live key by its hash, the charge, its ledger entry and the task. */
@@ -165,18 +165,8 @@ describePostgres("PostgreSQL round trips per request", () => {
   it("refuses a create the balance cannot pay in the same one statement", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
-      const { engine, count } = await countingEngine(store, recorded);
-      const [account] = await engine.admin.listAccounts();
-      await store.transaction((tx) =>
-        tx.appendLedger({
-          id: "drain",
-          accountId: account!.id,
-          taskId: null,
-          delta: -account!.credits,
-          reason: "charge",
-          createdAt: 0,
-        }),
-      );
+      const { count } = await countingEngine(store, recorded);
+      const account = await emptyFirstAccount(store);
       const refused = await count("POST", "/api/gen/generate", { prompt: "a lighthouse" });
       expect(refused).toMatchObject({ status: 402, transactions: 0 });
       // The balance comes back with the refusal, for its message.
@@ -185,7 +175,7 @@ describePostgres("PostgreSQL round trips per request", () => {
         code: "INSUFFICIENT_CREDITS",
         message: expect.stringMatching(/has 0\.$/),
       });
-      expect(await store.transaction((tx) => tx.countTasks(account!.id))).toBe(0);
+      expect(await store.transaction((tx) => tx.countTasks(account.id))).toBe(0);
     } finally {
       await store.close();
     }

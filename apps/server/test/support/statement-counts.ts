@@ -136,3 +136,20 @@ export async function countingEngine(
   }
   return { engine, count, countWork };
 }
+
+/** Takes every credit the store's first account has (one ledger entry), so its next create is a 402. */
+export async function emptyFirstAccount(store: Store): Promise<{ id: string }> {
+  const [account] = await store.transaction((tx) => tx.listAccounts());
+  if (!account) throw new Error("no account to empty");
+  await store.transaction((tx) =>
+    tx.appendLedger({
+      id: "drain",
+      accountId: account.id,
+      taskId: null,
+      delta: -account.credits,
+      reason: "charge",
+      createdAt: 0,
+    }),
+  );
+  return account;
+}
