@@ -208,8 +208,20 @@ export function createPostgresStore(
 
   /** A connection from the pool; one that comes after `signal` aborted goes back at once. */
   async function connect(signal: AbortSignal): Promise<pg.PoolClient> {
-    const connecting = pool.connect();
     if (signal.aborted) throw signal.reason;
+    if (pool.idleCount > pool.waitingCount) {
+      // An idle connection is there for this call: the pool hands it over on the next tick,
+      // before any timer or socket event could give up on us: the race and the abort listener
+      // below (a measurable share of a status read's CPU) would only cost, and the check after
+      // covers a give-up all the same.
+      const client = await pool.connect();
+      if (signal.aborted) {
+        client.release();
+        throw signal.reason;
+      }
+      return client;
+    }
+    const connecting = pool.connect();
     const aborted = new Promise<never>((_, reject) =>
       signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
     );
