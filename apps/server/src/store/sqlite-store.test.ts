@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, StatementSync } from "node:sqlite";
 import type { Store, TaskRecord } from "@genvideo/engine";
 import { describeStoreContract, taskRecord } from "@genvideo/engine/testing";
 import type { CompiledQuery, Kysely } from "kysely";
@@ -192,6 +192,61 @@ describe("SQLite store", () => {
         "a",
         "b",
         "d",
+      ]);
+      await store.close();
+    });
+
+    it("runs the group again, each member in a savepoint, only when one failed after writing", async () => {
+      const { store } = await openSqliteStore(join(directory, "group-rerun.db"));
+      const statements = recordStatements();
+      const runs: string[] = [];
+      const results = await Promise.allSettled([
+        store.transaction(async (tx) => {
+          runs.push("a");
+          await tx.insertAccount(account("a"));
+        }),
+        store.transaction(async () => {
+          runs.push("refused before writing");
+          throw new Error("nothing written");
+        }),
+        store.transaction(async (tx) => {
+          runs.push("b");
+          await tx.insertAccount(account("b"));
+        }),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      // Nothing to undo: one run, and no savepoint.
+      expect(runs).toEqual(["a", "refused before writing", "b"]);
+      expect(statements.taken().filter((sql) => /savepoint|rollback/.test(sql))).toEqual([]);
+
+      runs.length = 0;
+      const again = await Promise.allSettled([
+        store.transaction(async (tx) => {
+          runs.push("c");
+          await tx.insertAccount(account("c"));
+        }),
+        store.transaction(async (tx) => {
+          runs.push("d");
+          await tx.insertAccount(account("d"));
+          throw new Error("d refused after writing");
+        }),
+      ]);
+      expect(again.map((result) => result.status)).toEqual(["fulfilled", "rejected"]);
+      // Rolled back and run again in savepoints: c's account is written once, d's not at all.
+      expect(runs).toEqual(["c", "d", "c", "d"]);
+      expect(statements.taken().filter((sql) => /savepoint|rollback|release/.test(sql))).toEqual([
+        "rollback",
+        "savepoint member",
+        "release member",
+        "savepoint member",
+        "rollback to member",
+        "release member",
+      ]);
+      statements.stop();
+      expect((await store.transaction((tx) => tx.listAccounts())).map((row) => row.id).sort()).toEqual([
+        "a",
+        "b",
+        "c",
       ]);
       await store.close();
     });
@@ -400,3 +455,26 @@ describe("SQLite store", () => {
     await store.close();
   });
 });
+
+/** Records the SQL of every statement node:sqlite runs from now on, until `stop()`. */
+function recordStatements(): { taken(): string[]; stop(): void } {
+  const prototype = StatementSync.prototype as unknown as Record<string, (...values: unknown[]) => unknown>;
+  const methods = ["run", "get", "all", "iterate"] as const;
+  const originals = methods.map((method) => [method, prototype[method]!] as const);
+  let seen: string[] = [];
+  for (const [method, original] of originals)
+    prototype[method] = function (this: StatementSync, ...values: unknown[]) {
+      seen.push(this.sourceSQL);
+      return original.apply(this, values);
+    };
+  return {
+    taken() {
+      const taken = seen;
+      seen = [];
+      return taken;
+    },
+    stop() {
+      for (const [method, original] of originals) prototype[method] = original;
+    },
+  };
+}
