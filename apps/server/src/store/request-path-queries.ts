@@ -17,7 +17,7 @@ import type {
 import { type Selectable, sql } from "kysely";
 import { KyselyAccountQueries } from "./account-queries.js";
 import { QueryGroup } from "./query-group.js";
-import { ledgerToRow, nullableInteger, taskToRow } from "./rows.js";
+import { LEDGER_ROW_COLUMNS, ledgerToRow, nullableInteger, TASK_ROW_COLUMNS, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
 import { type ApiKeysTable, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
@@ -166,26 +166,30 @@ export class KyselyRequestPathQueries extends QueryGroup {
     idempotency?: IdempotencyResponse,
   ): Promise<ChargedRow | undefined> {
     const request = JSON.stringify(task.request);
-    const inline = Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
-    const taskRow: Record<string, unknown> = taskToRow({ ...task, accountId: "" });
+    // Told by its length first: a UTF-8 byte count of a request of images is a pass over megabytes.
+    const inline =
+      request.length <= INLINE_REQUEST_BYTES && Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
+    const taskRow: Partial<Record<(typeof TASK_COLUMNS)[number], unknown>> = taskToRow({
+      ...task,
+      accountId: "",
+    });
     taskRow.request = inline ? request : null;
-    const ledgerRow: Record<string, unknown> = ledgerToRow({ ...charge, accountId: "" });
-    const taskShape = statementColumns(taskRow);
-    const ledgerShape = statementColumns(ledgerRow);
+    const ledgerRow: Partial<Record<(typeof LEDGER_COLUMNS)[number], unknown>> = ledgerToRow({
+      ...charge,
+      accountId: "",
+    });
     const keyed = "keyHash" in payer;
     const values: unknown[] = [charge.delta, ...(keyed ? [payer.keyHash, payer.now] : [payer.accountId])];
-    for (const column of taskShape.columns) values.push(taskRow[column]);
-    for (const column of ledgerShape.columns) values.push(ledgerRow[column]);
+    for (const column of TASK_COLUMNS) values.push(taskRow[column] ?? null);
+    for (const column of LEDGER_COLUMNS) values.push(ledgerRow[column] ?? null);
     if (!inline) values.push(task.id, request);
     if (idempotency) values.push(idempotency.key, idempotency.status, idempotency.body);
     const completes = idempotency !== undefined;
     const query = this.cached(
-      `insertChargedTask:${taskShape.key}:${ledgerShape.key}:${inline}:${completes}:${keyed}`,
+      `insertChargedTask:${inline}:${completes}:${keyed}`,
       () => ({
         compile: () =>
-          chargedTaskStatement(taskShape.columns, ledgerShape.columns, { inline, completes, keyed }).compile(
-            this.db,
-          ),
+          chargedTaskStatement(TASK_COLUMNS, LEDGER_COLUMNS, { inline, completes, keyed }).compile(this.db),
       }),
       values,
     );
@@ -195,27 +199,14 @@ export class KyselyRequestPathQueries extends QueryGroup {
   }
 }
 
-/** Column lists of the rows `chargedTask` has seen, by their keys in order: a create's rows have one shape. */
-const shapes = new Map<string, string[]>();
-
 /**
- * The columns of `row` a charged create's statement writes, sorted (the account left out: it is
- * the charge's own, selected from the debit's RETURNING, never a slot of its own), and the key
- * its statement is cached under. Found once per shape: a create's rows always have the same,
- * and sorting and filtering them again made this function the process's largest own CPU time
- * in a create's profile (its row building took 19 to 41 µs a create, 10 to 16 µs after).
+ * The columns of a charged create's rows that take a value of their own: all but the account,
+ * the charge's own, selected from the debit's RETURNING. Fixed lists: finding them from each
+ * row's keys (listed, filtered, sorted) made row building the largest own CPU time in a
+ * create's profile once, and joining the keys into a cache key per create still cost 3 µs.
  */
-function statementColumns(row: Record<string, unknown>): { key: string; columns: string[] } {
-  const key = Object.keys(row).join(",");
-  let columns = shapes.get(key);
-  if (!columns) {
-    columns = Object.keys(row)
-      .filter((column) => column !== "account_id")
-      .sort();
-    shapes.set(key, columns);
-  }
-  return { key, columns };
-}
+const TASK_COLUMNS = TASK_ROW_COLUMNS.filter((column) => column !== "account_id");
+const LEDGER_COLUMNS = LEDGER_ROW_COLUMNS.filter((column) => column !== "account_id");
 
 /** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
 type Payer = { accountId: string } | { keyHash: string; now: number };
@@ -237,8 +228,8 @@ type ChargedRow = { charged: number | string; credits?: number | string } & Part
  * for a refusal's message.
  */
 function chargedTaskStatement(
-  taskColumns: string[],
-  ledgerColumns: string[],
+  taskColumns: readonly string[],
+  ledgerColumns: readonly string[],
   { inline, completes, keyed }: { inline: boolean; completes: boolean; keyed: boolean },
 ) {
   let next = keyed ? 3 : 2;
@@ -246,7 +237,7 @@ function chargedTaskStatement(
     const placeholder = sql`${slot(next++)}`;
     return BIGINT_COLUMNS.has(column) ? sql`${placeholder}::bigint` : sql`${placeholder}::text`;
   };
-  const insert = (table: string, columns: string[]) =>
+  const insert = (table: string, columns: readonly string[]) =>
     sql`insert into ${sql.table(table)} (account_id, ${sql.join(columns.map((c) => sql.ref(c)))}) select id, ${sql.join(
       columns.map(value),
     )} from charged`;

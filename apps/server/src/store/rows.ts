@@ -162,6 +162,46 @@ const taskFieldsFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
   ...(row.trace_parent ? { traceParent: row.trace_parent } : {}),
 });
 
+/**
+ * Every column of a task's row, sorted: what a task's INSERT names, in this order. Each row of
+ * `taskToRow` has them all, so a create need not list and sort its row's keys to find them.
+ */
+export const TASK_ROW_COLUMNS = [
+  "account_id",
+  "aspect_ratio",
+  "callback_url",
+  "completed_at",
+  "cost",
+  "created_at",
+  "deadline_at",
+  "failure_code",
+  "finish_at",
+  "id",
+  "lease_expires_at",
+  "lease_owner",
+  "model_type",
+  "progress",
+  "refunded_at",
+  "request",
+  "scenario",
+  "scenario_fail",
+  "started_at",
+  "state",
+  "trace_parent",
+  "updated_at",
+  "video_key",
+] as const satisfies readonly (keyof TasksTable)[];
+
+/** Every column of a ledger entry's row, sorted, as `TASK_ROW_COLUMNS` for tasks. */
+export const LEDGER_ROW_COLUMNS = [
+  "account_id",
+  "created_at",
+  "delta",
+  "id",
+  "reason",
+  "task_id",
+] as const satisfies readonly (keyof LedgerEntriesTable)[];
+
 export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   id: task.id,
   account_id: task.accountId,

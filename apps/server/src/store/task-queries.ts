@@ -2,7 +2,7 @@
 import { ACTIVE_STATES, type TaskRecord, type TaskState } from "@genvideo/engine";
 import { type QueryCreator, type Selectable, sql } from "kysely";
 import { QueryGroup } from "./query-group.js";
-import { type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
+import { TASK_ROW_COLUMNS, type TaskPatch, taskFromRow, taskPatchToRow, taskToRow } from "./rows.js";
 import { slot } from "./sql-executor.js";
 import { type Database, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 
@@ -48,13 +48,15 @@ export class KyselyTaskQueries extends QueryGroup {
     // Told by its length first: a UTF-8 byte count of a request of images is a pass over megabytes.
     const inline =
       request.length <= INLINE_REQUEST_BYTES && Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
-    const row = { ...taskToRow(task), request: inline ? request : null };
-    const columns = Object.keys(row).sort() as (keyof typeof row)[];
+    const row: Partial<Record<(typeof TASK_ROW_COLUMNS)[number], unknown>> = taskToRow(task);
+    row.request = inline ? request : null;
     const query = this.cached(
-      `insertTask:${columns.join(",")}`,
+      "insertTask",
       () =>
-        this.db.insertInto("tasks").values(Object.fromEntries(columns.map((c, i) => [c, slot(i)])) as never),
-      columns.map((column) => row[column]),
+        this.db
+          .insertInto("tasks")
+          .values(Object.fromEntries(TASK_ROW_COLUMNS.map((column, i) => [column, slot(i)])) as never),
+      TASK_ROW_COLUMNS.map((column) => row[column] ?? null),
     );
     await this.changes(query);
     if (task.state === "queued") this.context.onWork?.();
