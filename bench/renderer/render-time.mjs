@@ -52,17 +52,20 @@ async function checkout(commit, root) {
 }
 
 /**
- * Bundles the baseline's renderer like the server's dist of its day, from the barrels it had then
- * (src/renderer/index.ts, src/video/index.ts); a tree whose renderer makes frames in a child
- * process gets that entry where its launcher looks for it (./renderer/frame-process.js).
+ * Bundles the baseline's renderer like the server's dist of its day: from the barrels it had then
+ * (src/renderer/index.ts, src/video/index.ts), or, in a tree without them, from the modules that
+ * define `createSyntheticRenderer` and `LocalVideoStorage` (so `--baseline main` compares a change
+ * with the renderer it changes). A tree whose renderer makes frames in a child process gets that
+ * entry where its launcher looks for it (./renderer/frame-process.js).
  */
 async function loadBaseline(sourceRoot) {
   const outdir = join(cacheDir, "before");
   const frameProcess = join(sourceRoot, "src/renderer/frame-process.ts");
+  const entry = (barrel, module) => join(sourceRoot, existsSync(join(sourceRoot, barrel)) ? barrel : module);
   await esbuild.build({
     entryPoints: [
-      { in: join(sourceRoot, "src/renderer/index.ts"), out: "renderer-index" },
-      { in: join(sourceRoot, "src/video/index.ts"), out: "video-index" },
+      { in: entry("src/renderer/index.ts", "src/renderer/synthetic-renderer.ts"), out: "renderer-index" },
+      { in: entry("src/video/index.ts", "src/video/local-video-storage.ts"), out: "video-index" },
       ...(existsSync(frameProcess) ? [{ in: frameProcess, out: "renderer/frame-process" }] : []),
     ],
     bundle: true,
