@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto";
-import { constants } from "node:fs";
-import { chmod, copyFile, type FileHandle, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { chmodSync, constants } from "node:fs";
+import { copyFile, type FileHandle, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { type UrlCheck, VideoUrlSigner } from "@genvideo/engine";
@@ -54,6 +54,7 @@ export class LocalVideoStorage implements ServedVideoStorage {
   readonly retentionMs: number;
   /** Signs and checks the download URLs this server serves itself (see `videoRoutes`). */
   readonly #signer: VideoUrlSigner;
+  readonly #shards = new ShardFolders();
 
   constructor(options: LocalVideoStorageOptions) {
     this.dir = options.dir;
@@ -99,14 +100,16 @@ export class LocalVideoStorage implements ServedVideoStorage {
   async put(taskId: string, sourcePath: string): Promise<{ videoKey: string }> {
     const videoKey = this.keyForTask(taskId);
     const target = this.pathOf(videoKey);
-    ensureDirectory(dirname(target));
-    // The renderer (ffmpeg, a child) made the file under the process's umask.
-    await chmod(sourcePath, PRIVATE_FILE_MODE);
+    // The renderer (ffmpeg, a child) made the file under the process's umask. Synchronous: one
+    // system call on the inode just written, a few microseconds, where the thread pool's trip cost a
+    // worker about 20 µs of CPU per video.
+    chmodSync(sourcePath, PRIVATE_FILE_MODE);
     try {
-      await rename(sourcePath, target);
+      await this.#shards.renameInto(sourcePath, target);
     } catch (error) {
       // A staging file from another file system (a caller's temp dir) cannot be renamed in.
       if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      ensureDirectory(dirname(target));
       const incoming = `${target}.${randomUUID()}.partial`;
       await copyFile(sourcePath, incoming, constants.COPYFILE_FICLONE);
       await rename(incoming, target);
@@ -227,4 +230,35 @@ async function shardNames(folder: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]{2}$/.test(entry.name))
     .map((e) => e.name);
+}
+
+/** Shard folders this process made or found (at most 65 536 for task ids in hex, as UUIDs are). */
+const MAX_KNOWN_SHARDS = 65_536;
+
+/**
+ * The shard folders known to exist, so a video is renamed into its folder without asking for the
+ * folder first: that ask cost two system calls per video (a `mkdir` that finds it, and a `stat`),
+ * and a rename that fails for a missing folder costs an exception, dearer still. A folder removed
+ * from outside while the server runs fails the rename, and is made again.
+ */
+class ShardFolders {
+  readonly #known = new Set<string>();
+
+  async renameInto(sourcePath: string, target: string): Promise<void> {
+    const folder = dirname(target);
+    if (!this.#known.has(folder)) return this.#makeAndRename(folder, sourcePath, target);
+    try {
+      await rename(sourcePath, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await this.#makeAndRename(folder, sourcePath, target);
+    }
+  }
+
+  async #makeAndRename(folder: string, sourcePath: string, target: string): Promise<void> {
+    ensureDirectory(folder);
+    if (this.#known.size >= MAX_KNOWN_SHARDS) this.#known.clear();
+    this.#known.add(folder);
+    await rename(sourcePath, target);
+  }
 }
