@@ -35,6 +35,26 @@ describe("LeaseDeadline", () => {
     expect(lease.check()).toBe(true);
   });
 
+  it("aborts for the holder's own reason, leaves the lease's end alone and keeps no timer", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = systemClock(1);
+    const lease = new LeaseDeadline(clock, clock.now() + 1_000);
+    const signal = lease.signal;
+    const draining = new Error("engine draining");
+    lease.abort(draining);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(draining);
+    // A renewal after it arms nothing, and the lease is not over until its end.
+    lease.leaseExpiresAt = clock.now() + 2_000;
+    expect(vi.getTimerCount()).toBe(0);
+    expect(lease.check()).toBe(false);
+    expect(lease.leaseExpiresAt).toBe(clock.now() + 2_000);
+    // Aborted before its signal was ever asked for: the signal comes aborted.
+    const unasked = new LeaseDeadline(clock, clock.now() + 1_000);
+    unasked.abort(draining);
+    expect(unasked.signal.reason).toBe(draining);
+  });
+
   it("sets no timer on a clock moved by hand: check() ends it by that clock", () => {
     vi.useFakeTimers();
     const clock = manualClock();

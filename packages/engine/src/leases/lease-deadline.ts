@@ -68,6 +68,18 @@ export class LeaseDeadline implements HeldLease {
     return this.#ranOut;
   }
 
+  /**
+   * Aborts the signal for a reason of the holder's own (it drains, or the task ended elsewhere):
+   * what runs on the strength of the lease stops as it would if the lease ran out, so that work
+   * needs no signal of its own (a second controller and `AbortSignal.any` per render cost a busy
+   * worker about 30 µs each). The lease itself is left as it is, and no timer watches it any more.
+   */
+  abort(reason: Error): void {
+    this.dispose();
+    this.#controller ??= new AbortController();
+    this.#controller.abort(reason);
+  }
+
   /** No more timer: the holder is done with the lease. */
   dispose(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -76,6 +88,7 @@ export class LeaseDeadline implements HeldLease {
 
   #arm() {
     this.dispose();
+    if (this.#controller?.signal.aborted) return;
     const scale = this.#clock.scale;
     if (scale === undefined || this.check()) return;
     const realMs = Math.ceil((this.#expiresAt - this.#clock.now()) / scale);

@@ -100,9 +100,22 @@ export class HeldTasks {
     return false;
   }
 
-  /** Stops holding a task (it ended, or is no longer ours). */
-  forget(id: string): void {
-    this.#tasks.get(id)?.dispose();
+  /**
+   * Aborts the lease signal of a task still held, for `reason` (the worker drains): its render
+   * stops as if the lease had run out, and the task stays held until it is forgotten or released.
+   */
+  stop(id: string, reason: Error): void {
+    this.#tasks.get(id)?.abort(reason);
+  }
+
+  /**
+   * Stops holding a task (it ended, or is no longer ours); with a `reason`, what runs on the strength
+   * of its lease (its render) is stopped too.
+   */
+  forget(id: string, reason?: Error): void {
+    const held = this.#tasks.get(id);
+    if (reason) held?.abort(reason);
+    else held?.dispose();
     this.#tasks.delete(id);
     this.#ranOut.delete(id);
   }

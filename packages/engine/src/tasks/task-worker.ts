@@ -38,10 +38,6 @@ export interface TaskWorkerDependencies {
   observer?: EngineObserver;
 }
 
-interface RunningRender {
-  controller: AbortController;
-}
-
 /** Rows handled per query; a pass repeats a query while it comes back full. */
 const BATCH = 100;
 const MAX_BATCHES = 20;
@@ -62,7 +58,8 @@ const READ_ONLY = { readOnly: true } as const;
  */
 export class TaskWorker {
   readonly #deps: TaskWorkerDependencies;
-  readonly #renders = new Map<string, RunningRender>();
+  /** Tasks rendering in this engine: each render runs on its task's lease signal, which a drain or a forced end aborts. */
+  readonly #renders = new Set<string>();
   /** Each render's whole course, its recording included, which goes on after its slot is freed. */
   readonly #inFlight = new Set<Promise<void>>();
   /** Tasks this engine has claimed and keeps leased until they end or are released. */
@@ -203,7 +200,7 @@ export class TaskWorker {
   /** Graceful stop: claim nothing more, abort renders, hand our tasks back to the queue. */
   async drain(): Promise<void> {
     this.#draining = true;
-    for (const render of this.#renders.values()) render.controller.abort(new Error("engine draining"));
+    for (const id of this.#renders) this.#held.stop(id, new Error("engine draining"));
     await this.idle();
     await this.#held.releaseAll();
   }
@@ -316,9 +313,8 @@ export class TaskWorker {
 
   #startRender(task: TaskRecord) {
     const { renderer } = this.#deps;
-    const controller = new AbortController();
-    // Stopped by a drain, a forced outcome, or the task's lease running out.
-    const signal = AbortSignal.any([controller.signal, this.#held.leaseSignal(task.id)]);
+    // Stopped by a drain, a forced outcome, or the task's lease running out: all abort the lease's signal.
+    const signal = this.#held.leaseSignal(task.id);
     const job = {
       taskId: task.id,
       request: task.request,
@@ -357,7 +353,7 @@ export class TaskWorker {
         this.#renderEnded(task.id);
       }
     })();
-    this.#renders.set(task.id, { controller });
+    this.#renders.add(task.id);
     this.#inFlight.add(promise);
     promise.finally(() => this.#inFlight.delete(promise)).catch(() => undefined);
   }
@@ -432,9 +428,7 @@ export class TaskWorker {
 
   /** Stops tracking a task that ended or is no longer ours, aborting its render. */
   #forget(id: string, reason?: string) {
-    this.#held.forget(id);
-    const render = this.#renders.get(id);
-    if (render && reason) render.controller.abort(new Error(reason));
+    this.#held.forget(id, reason && this.#renders.has(id) ? new Error(reason) : undefined);
   }
 }
 
