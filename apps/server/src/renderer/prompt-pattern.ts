@@ -98,9 +98,13 @@ export function renderPattern(look: PromptLook, frame: FrameSize): Buffer {
   });
   const rgb = Buffer.allocUnsafe(width * height * 3);
   const rowBytes = width * 3;
+  // The blobs that reach a row, found once per row: most blocks then test one or two blobs, not five.
+  const reaching: typeof blobs = [];
   for (let y = 0; y < height; y += 2) {
     // Sampled at each 2x2 block's centre.
     const cy = y + 1;
+    reaching.length = 0;
+    for (const blob of blobs) if ((cy - blob.y) * (cy - blob.y) < blob.squared) reaching.push(blob);
     for (let x = 0; x < width; x += 2) {
       const cx = x + 1;
       const along = (cx / width + cy / height) / 2;
@@ -112,7 +116,7 @@ export function renderPattern(look: PromptLook, frame: FrameSize): Buffer {
         g += (inkG - g) * 0.55;
         b += (inkB - b) * 0.55;
       }
-      for (const blob of blobs) {
+      for (const blob of reaching) {
         if ((cx - blob.x) * (cx - blob.x) + (cy - blob.y) * (cy - blob.y) < blob.squared) {
           r += (blob.colour[0] - r) * 0.45;
           g += (blob.colour[1] - g) * 0.45;
