@@ -202,20 +202,33 @@ export const LEDGER_ROW_COLUMNS = [
   "task_id",
 ] as const satisfies readonly (keyof LedgerEntriesTable)[];
 
+/**
+ * A new task's row, every column but the request (where it goes is the store's choice). Written
+ * out whole rather than over `taskPatchToRow`: a create builds one, and the patch's copy and
+ * second JSON of the scenario were a third of its row building.
+ */
 export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
   id: task.id,
   account_id: task.accountId,
-  ...taskPatchToRow(task),
   state: task.state,
+  failure_code: task.failureCode,
   model_type: task.modelType,
   aspect_ratio: task.aspectRatio,
+  callback_url: task.callbackUrl,
   scenario: JSON.stringify(task.scenario),
   scenario_fail: task.scenario.fail ?? null,
   cost: task.cost,
+  refunded_at: task.refundedAt,
   progress: task.progress,
   created_at: task.createdAt,
   updated_at: task.updatedAt,
+  started_at: task.startedAt,
+  finish_at: task.finishAt,
   deadline_at: task.deadlineAt,
+  completed_at: task.completedAt,
+  video_key: task.videoKey,
+  lease_owner: task.leaseOwner,
+  lease_expires_at: task.leaseExpiresAt,
   trace_parent: task.traceParent ?? null,
 });
 
