@@ -1,4 +1,5 @@
 import { type FailureCode, TASK_STATUS_MESSAGES } from "@genvideo/schema";
+import { isoTime } from "../iso-time.js";
 import type { TaskStatusRecord, VideoStorage } from "../ports.js";
 import { COMPLETED_MESSAGE } from "../webhooks/payload.js";
 
@@ -52,25 +53,20 @@ export function updatedAtOf(task: TaskStatusRecord, now: number): number {
   return Math.max(task.updatedAt, Math.min(reached, now));
 }
 
-/** Renders a task for `GET /api/gen/status/:task_id` at service time `now`. */
-export async function taskStatusBody(
+/**
+ * Renders a task for `GET /api/gen/status/:task_id` at service time `now`. Only a completed
+ * task's body waits (for its signed video URL); any other is answered at once, without a
+ * promise to settle on the hot path of a poll.
+ */
+export function taskStatusBody(
   task: TaskStatusRecord,
   now: number,
   videos: VideoStorage,
-): Promise<TaskStatusBody> {
-  const times = {
-    created_at: new Date(task.createdAt).toISOString(),
-    updated_at: new Date(updatedAtOf(task, now)).toISOString(),
-  };
+): TaskStatusBody | Promise<TaskStatusBody> {
   const task_id = task.id;
   switch (task.state) {
-    case "completed": {
-      // Completion is only ever written with a video (see TaskWorker.finishDue). A row that says
-      // otherwise is corrupt: a 500 with a request id, never a completed body without its URL.
-      if (task.videoKey === null) throw new InconsistentTaskError(task.id, "is completed but has no video");
-      const video_url = await videos.signedUrl(task.videoKey, task.id, now);
-      return { status: "completed", task_id, message: COMPLETED_MESSAGE, video_url, progress: 100, ...times };
-    }
+    case "completed":
+      return completedStatusBody(task, now, videos);
     case "failed":
       return {
         status: "failed",
@@ -78,7 +74,8 @@ export async function taskStatusBody(
         message: task.failureCode ?? "GENERATION_FAILED",
         video_url: null,
         progress: 0,
-        ...times,
+        created_at: isoTime(task.createdAt),
+        updated_at: isoTime(task.updatedAt),
       };
     default:
       return {
@@ -86,9 +83,29 @@ export async function taskStatusBody(
         task_id,
         message: ACTIVE_MESSAGES[task.state],
         progress: progressOf(task, now),
-        ...times,
+        created_at: isoTime(task.createdAt),
+        updated_at: isoTime(updatedAtOf(task, now)),
       };
   }
+}
+
+async function completedStatusBody(
+  task: TaskStatusRecord,
+  now: number,
+  videos: VideoStorage,
+): Promise<TaskStatusBody> {
+  // Completion is only ever written with a video (see TaskWorker.finishDue). A row that says
+  // otherwise is corrupt: a 500 with a request id, never a completed body without its URL.
+  if (task.videoKey === null) throw new InconsistentTaskError(task.id, "is completed but has no video");
+  return {
+    status: "completed",
+    task_id: task.id,
+    message: COMPLETED_MESSAGE,
+    video_url: await videos.signedUrl(task.videoKey, task.id, now),
+    progress: 100,
+    created_at: isoTime(task.createdAt),
+    updated_at: isoTime(task.updatedAt),
+  };
 }
 
 /** A stored task whose fields contradict each other; the request that met it fails with INTERNAL_ERROR. */

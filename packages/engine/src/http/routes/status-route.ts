@@ -1,21 +1,38 @@
-import type { Handler } from "hono";
+import type { Context, Handler } from "hono";
+import type { TaskStatusRecord } from "../../ports.js";
 import { taskStatusBody } from "../../tasks/status-view.js";
 import type { EngineEnv, HttpServices } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
 import { missingTask, taskIdParameter } from "./task-id.js";
 
-/** `GET /api/gen/status/:task_id`: the task as of now, for its own account only. */
+/**
+ * `GET /api/gen/status/:task_id`: the task as of now, for its own account only. The task read
+ * with the caller's key (auth-middleware.ts) is answered without waiting on anything but a
+ * completed task's video URL: every promise a poll settles is garbage a busy server collects.
+ */
 export function statusRoute(services: HttpServices): Handler<EngineEnv> {
-  return async (c) => {
+  return (c) => {
     const taskId = taskIdParameter(c.req.param("task_id"));
-    // Read with the caller's key (auth-middleware.ts) whenever the path held a UUID.
     const prefetched = c.get("statusRead");
-    const task =
-      prefetched?.taskId === taskId
-        ? prefetched.task
-        : await c.get("store").transaction((tx) => tx.getTask(taskId), { readOnly: true });
-    const accountId = c.get("caller").accountId;
-    if (!task || task.accountId !== accountId) throw await missingTask(c.get("store"), taskId, accountId);
-    return jsonResponse(c, await taskStatusBody(task, services.clock.now(), services.videoStorage), 200);
+    if (prefetched?.taskId === taskId) return answer(c, services, taskId, prefetched.task);
+    return c
+      .get("store")
+      .transaction((tx) => tx.getTask(taskId), { readOnly: true })
+      .then((task) => answer(c, services, taskId, task));
   };
+}
+
+function answer(
+  c: Context<EngineEnv>,
+  services: HttpServices,
+  taskId: string,
+  task: TaskStatusRecord | undefined,
+): Response | Promise<Response> {
+  const accountId = c.get("caller").accountId;
+  if (!task || task.accountId !== accountId)
+    return missingTask(c.get("store"), taskId, accountId).then((error) => Promise.reject(error));
+  const body = taskStatusBody(task, services.clock.now(), services.videoStorage);
+  return body instanceof Promise
+    ? body.then((ready) => jsonResponse(c, ready, 200))
+    : jsonResponse(c, body, 200);
 }
