@@ -1,9 +1,10 @@
 import { API_PATHS } from "@genvideo/schema";
 import type { Context, MiddlewareHandler } from "hono";
 import { type Authentication, callerByKeyHash, liveCaller, presentedKey } from "../keys/authenticate.js";
-import type { Store, TaskStatusRecord } from "../ports.js";
+import type { Store } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
 import type { EngineEnv, HttpServices } from "./engine-env.js";
+import type { AuthAttempt } from "./failed-auth-limit.js";
 import { jsonResponse } from "./json-response.js";
 
 /**
@@ -38,48 +39,37 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
   const keyCheckedCreates =
     store.insertChargedTaskForKey !== undefined && !services.config.rateLimits.enabled;
   return async (c, next) => {
-    const presented = await presentedKey(c.req.header("authorization"));
+    const header = c.req.header("authorization");
+    const known = presentedKey(header);
+    const presented = known instanceof Promise ? await known : known;
     const client = failedAuth && services.config.clientAddress?.(c.req.raw, c.env);
     const attempt =
       client === undefined ? undefined : failedAuth?.begin(client, presented.ok ? presented.hash : undefined);
     if (attempt?.refusal) throw attempt.refusal;
-    const refuse = (failure: AuthFailure) => {
-      // A request without credentials guesses nothing: only a key that failed counts.
-      attempt?.ended(failure !== "missing");
-      return unauthorized(c, failure);
-    };
-    if (!presented.ok) return refuse(presented.failure);
+    if (!presented.ok) return refuse(c, attempt, presented.failure);
     const now = services.clock.now();
-    /** The key's verdict, however it was reached: undefined once the caller is set, or the 401. */
-    const concluded = (result: Authentication): Response | undefined => {
-      if (!result.ok) return refuse(result.failure);
-      attempt?.ended(false);
-      services.keyUsage.note(result.caller.apiKey, now);
-      c.set("caller", result.caller);
-      c.set("store", store);
-      return undefined;
-    };
-    const storeFailed = (error: unknown): never => {
-      // The store failed, not the key: nothing to count against the client.
-      attempt?.ended(false);
-      throw error;
-    };
+    const { hash } = presented;
     if (keyCheckedCreates && leavesKeyToCreate(c)) {
-      const { hash } = presented;
       let open = true;
       c.set("keyCheck", {
         hash,
         authenticated: (apiKey) => {
           open = false;
-          concluded({ ok: true, caller: { accountId: apiKey.accountId, apiKey } });
+          conclude(c, services, attempt, now, { ok: true, caller: { accountId: apiKey.accountId, apiKey } });
         },
         refused: () => {
           open = false;
-          return refuse("invalid");
+          return refuse(c, attempt, "invalid");
         },
         lookUp: async () => {
           open = false;
-          return concluded(await lookUp(store, hash, now).catch(storeFailed));
+          let result: Authentication;
+          try {
+            result = await lookUp(store, hash, now);
+          } catch (error) {
+            return storeFailed(attempt, error);
+          }
+          return conclude(c, services, attempt, now, result);
         },
       });
       await next();
@@ -88,15 +78,48 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
       return;
     }
     const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
-    const { result, task } = await (taskId === undefined
-      ? lookUp(store, presented.hash, now).then((result) => ({ result, task: undefined }))
-      : callerWithTask(store, presented.hash, taskId, now)
-    ).catch(storeFailed);
-    const refused = concluded(result);
-    if (refused) return refused;
-    if (taskId !== undefined) c.set("statusRead", { taskId, task });
-    return next();
+    let result: Authentication;
+    try {
+      if (taskId === undefined) result = await lookUp(store, hash, now);
+      else {
+        const found = await store.transaction((tx) => tx.getApiKeyAndTask(hash, taskId), READ_ONLY);
+        result = liveCaller(found?.apiKey, hash, now);
+        if (result.ok) c.set("statusRead", { taskId, task: found?.task });
+      }
+    } catch (error) {
+      return storeFailed(attempt, error);
+    }
+    return conclude(c, services, attempt, now, result) ?? next();
   };
+}
+
+/** A 401 for `failure`, counted against the client when a key failed. */
+function refuse(c: Context<EngineEnv>, attempt: AuthAttempt | undefined, failure: AuthFailure): Response {
+  // A request without credentials guesses nothing: only a key that failed counts.
+  attempt?.ended(failure !== "missing");
+  return unauthorized(c, failure);
+}
+
+/** The key's verdict, however it was reached: undefined once the caller is set, or the 401. */
+function conclude(
+  c: Context<EngineEnv>,
+  services: HttpServices,
+  attempt: AuthAttempt | undefined,
+  now: number,
+  result: Authentication,
+): Response | undefined {
+  if (!result.ok) return refuse(c, attempt, result.failure);
+  attempt?.ended(false);
+  services.keyUsage.note(result.caller.apiKey, now);
+  c.set("caller", result.caller);
+  c.set("store", services.store);
+  return undefined;
+}
+
+/** The store failed, not the key: nothing to count against the client. */
+function storeFailed(attempt: AuthAttempt | undefined, error: unknown): never {
+  attempt?.ended(false);
+  throw error;
 }
 
 /**
@@ -132,16 +155,6 @@ const STATUS_PATH = new RegExp(
 
 function statusTaskIdOf(path: string): string | undefined {
   return STATUS_PATH.exec(path)?.[1]?.toLowerCase();
-}
-
-async function callerWithTask(
-  store: Store,
-  hash: string,
-  taskId: string,
-  now: number,
-): Promise<{ result: Authentication; task: TaskStatusRecord | undefined }> {
-  const found = await store.transaction((tx) => tx.getApiKeyAndTask(hash, taskId), READ_ONLY);
-  return { result: liveCaller(found?.apiKey, hash, now), task: found?.task };
 }
 
 function unauthorized(c: Context<EngineEnv>, failure: AuthFailure): Response {

@@ -41,16 +41,24 @@ const BEARER = /^Bearer +(\S+) *$/i;
  * header, then a malformed one, then a key that cannot be ours (bad checksum,
  * odd characters) are refused here; otherwise the key's SHA-256, from memory
  * when the key was seen lately (Web Crypto answers only on a later turn of
- * the event loop, so a repeat caller skips that wait).
+ * the event loop, so a repeat caller skips that wait): then the answer comes
+ * at once, not as a promise.
  */
-export async function presentedKey(header: string | undefined): Promise<PresentedKey> {
-  if (header === undefined || header.trim() === "") return { ok: false, failure: "missing" };
+export function presentedKey(header: string | undefined): PresentedKey | Promise<PresentedKey> {
+  if (header === undefined || header.trim() === "") return MISSING;
   const match = BEARER.exec(header.trim());
-  if (!match) return { ok: false, failure: "malformed" };
+  if (!match) return MALFORMED;
   const key = match[1]!;
-  const hash = (keyDigests.settled(key) ?? { value: await digestOf(key) }).value;
-  return hash === undefined ? { ok: false, failure: "invalid" } : { ok: true, hash };
+  const known = keyDigests.settled(key);
+  return known ? verdictOf(known.value) : digestOf(key).then(verdictOf);
 }
+
+const MISSING: PresentedKey = { ok: false, failure: "missing" };
+const MALFORMED: PresentedKey = { ok: false, failure: "malformed" };
+const INVALID: PresentedKey = { ok: false, failure: "invalid" };
+
+const verdictOf = (hash: string | undefined): PresentedKey =>
+  hash === undefined ? INVALID : { ok: true, hash };
 
 /**
  * The second half, inside the caller's transaction: the key with this hash,
