@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { EngineLogger } from "../config.js";
+import type { EngineLogger, RequestLogEntry } from "../config.js";
 import { type RandomUUID, requestIdFor } from "../ids.js";
 import { setNoSniff } from "../no-sniff.js";
 import type { EngineObserver } from "../observer.js";
@@ -33,15 +33,12 @@ export function requestContext(
     const status = c.res.status;
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     observer.httpRequest?.({ method: c.req.method, route: routeTemplate(c), status, durationMs });
-    logger.request?.({
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      status,
-      durationMs,
-      ...(caller ? { accountId: caller.accountId } : {}),
-      ...(status === CLIENT_CLOSED_REQUEST ? { clientAborted: true as const } : {}),
-    });
+    if (logger.request === undefined) return;
+    // Optional fields assigned, not spread: the same order of keys, without two objects a request.
+    const entry: RequestLogEntry = { requestId, method: c.req.method, path: c.req.path, status, durationMs };
+    if (caller) entry.accountId = caller.accountId;
+    if (status === CLIENT_CLOSED_REQUEST) entry.clientAborted = true;
+    logger.request(entry);
   };
 }
 
