@@ -42,7 +42,7 @@ describe("LineBatcher", () => {
   it("hands a busy log's lines over by the chunk, whole and in order", () => {
     const target = recordingTarget();
     const batcher = new LineBatcher(target);
-    const lines = Array.from({ length: 500 }, (_, n) => line(n));
+    const lines = Array.from({ length: 10_000 }, (_, n) => line(n));
     for (const text of lines) batcher.write(text);
     // Several chunks were written before any timer ran, each ending on a whole line.
     expect(target.chunks.length).toBeGreaterThan(1);
