@@ -2,7 +2,14 @@ import type { Context } from "hono";
 import { NOSNIFF_HEADERS } from "../no-sniff.js";
 import type { EngineEnv } from "./engine-env.js";
 
-const carriesRequestId = new WeakSet<Response>();
+/**
+ * Marks the responses `jsonResponse` made. A property, not a WeakSet: each entry of a WeakSet is an
+ * ephemeron, which the collector must visit at every young-generation collection, for a response
+ * that is garbage a moment later.
+ */
+const CARRIES_REQUEST_ID = Symbol("genvideo.carriesRequestId");
+
+type MarkedResponse = Response & { [CARRIES_REQUEST_ID]?: true };
 
 /**
  * A JSON response that already carries the request's `X-Request-Id`. Hono's
@@ -17,7 +24,7 @@ export function jsonResponse(
   status: number,
   headers?: Record<string, string>,
 ): Response {
-  const response = new Response(JSON.stringify(body), {
+  const response: MarkedResponse = new Response(JSON.stringify(body), {
     status,
     headers: {
       "Content-Type": "application/json",
@@ -26,11 +33,11 @@ export function jsonResponse(
       ...headers,
     },
   });
-  carriesRequestId.add(response);
+  response[CARRIES_REQUEST_ID] = true;
   return response;
 }
 
 /** Whether `response` came from `jsonResponse` (and so has its `X-Request-Id` and nosniff already). */
 export function carriesItsRequestId(response: Response): boolean {
-  return carriesRequestId.has(response);
+  return (response as MarkedResponse)[CARRIES_REQUEST_ID] === true;
 }
