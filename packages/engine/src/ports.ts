@@ -410,7 +410,8 @@ export interface Store {
    * Runs `work` atomically: all of it commits, or none of it does.
    *
    * A store may run `work` more than once: SQLite runs it again when another
-   * process wrote between its reads and its first write, PostgreSQL after a
+   * process wrote between its reads and its first write, or when another
+   * transaction of its group commit failed after writing; PostgreSQL after a
    * serialization failure or deadlock. So `work` must be safe to run again:
    * it only reads and writes through `tx` and computes its result from what
    * it read. Nothing else happens inside it: no HTTP response, no Hono
