@@ -152,7 +152,8 @@ export class KyselyRequestPathQueries extends QueryGroup {
     if (!this.context.dataModifyingCtes) throw new Error("a key-checked create needs data-modifying CTEs");
     const row = await this.chargedTask({ keyHash, now }, task, charge);
     if (!row) return { apiKey: undefined };
-    const apiKey = callerKeyFromRow(row as CallerKeyRow);
+    // Found by this hash and only unrevoked: neither comes back from the statement.
+    const apiKey = callerKeyFromRow({ ...(row as ChargedKeyRow), key_hash: keyHash, key_revoked_at: null });
     return Number(row.charged) === 1
       ? { apiKey, charged: true }
       : { apiKey, charged: false, credits: Number(row.credits) };
@@ -211,8 +212,19 @@ const LEDGER_COLUMNS = LEDGER_ROW_COLUMNS.filter((column) => column !== "account
 /** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
 type Payer = { accountId: string } | { keyHash: string; now: number };
 
-/** `chargedTaskStatement`'s row: whether it charged; keyed, the live key (`key_<column>`) and its account's balance. */
-type ChargedRow = { charged: number | string; credits?: number | string } & Partial<CallerKeyRow>;
+/**
+ * The key's columns a keyed create's statement returns: the caller's, but its hash (the one
+ * looked up) and its revocation (none: only an unrevoked key is found). Each column returned is
+ * described, parsed and copied on every create.
+ */
+const CHARGED_KEY_COLUMNS = CALLER_KEY_COLUMNS.filter(
+  (column) => column !== "hash" && column !== "revoked_at",
+);
+
+type ChargedKeyRow = Omit<CallerKeyRow, "key_hash" | "key_revoked_at">;
+
+/** `chargedTaskStatement`'s row: whether it charged; keyed, the live key (`key_<column>`), and its account's balance when refused. */
+type ChargedRow = { charged: number | string; credits?: number | string | null } & Partial<ChargedKeyRow>;
 
 /**
  * PostgreSQL: the conditional debit, the ledger entry, the task (and its large
@@ -224,8 +236,9 @@ type ChargedRow = { charged: number | string; credits?: number | string } & Part
  * `keyed`: the account is the one of the key whose hash is slot 1, if that key
  * is live at slot 2 (not revoked, not expired: `liveCaller`'s rule), read in
  * the same statement (`caller`); no live key, no debit, and no row comes back.
- * The row then carries the key's columns and the balance the statement saw,
- * for a refusal's message.
+ * The row then carries the key's columns (`CHARGED_KEY_COLUMNS`) and, when
+ * nothing was charged, the balance the statement saw, for a refusal's message
+ * (a create that charged reads no account row beside its debit).
  */
 function chargedTaskStatement(
   taskColumns: readonly string[],
@@ -259,9 +272,9 @@ function chargedTaskStatement(
     ${debit}
   ), task as (${task}), ledger as (${ledger})${request}${done}
   select count(*)::int as charged from charged`;
-  const keyColumns = sql.join(CALLER_KEY_COLUMNS.map((column) => sql.ref(column)));
+  const keyColumns = sql.join(CHARGED_KEY_COLUMNS.map((column) => sql.ref(column)));
   const keyAliases = sql.join(
-    CALLER_KEY_COLUMNS.map((column) => sql`${sql.ref(`caller.${column}`)} as ${sql.ref(`key_${column}`)}`),
+    CHARGED_KEY_COLUMNS.map((column) => sql`${sql.ref(`caller.${column}`)} as ${sql.ref(`key_${column}`)}`),
   );
   return sql<ChargedRow>`with caller as (
     select ${keyColumns} from api_keys where hash = ${slot(1)}::text and revoked_at is null
@@ -269,6 +282,7 @@ function chargedTaskStatement(
   ), charged as (
     ${debit}
   ), task as (${task}), ledger as (${ledger})${request}
-  select ${keyAliases}, (select count(*) from charged)::int as charged, accounts.credits
-  from caller join accounts on accounts.id = caller.account_id`;
+  select ${keyAliases}, (select count(*) from charged)::int as charged,
+    (select credits from accounts where id = caller.account_id and not exists (select 1 from charged)) as credits
+  from caller`;
 }

@@ -12,7 +12,7 @@ import { countingEngine, emptyFirstAccount, withTelemetry } from "../support/sta
 
 const recorded: { statements: string[] | undefined } = { statements: undefined };
 /** A create's one statement: the live key by its hash, the charge, its ledger entry and the task. */
-const KEYED_CREATE = 'with caller as ( select "id", "account_id", "has';
+const KEYED_CREATE = 'with caller as ( select "id", "account_id", "exp';
 /** The key's own lookup, and a create for an account already known. */
 const KEY_LOOKUP = 'select * from "api_keys" where "hash" = $1';
 const ACCOUNT_CREATE = "with charged as ( update accounts set credits =";
