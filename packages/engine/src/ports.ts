@@ -473,8 +473,11 @@ export interface Renderer {
 
 /** Where rendered videos live and how a client downloads them. */
 export interface VideoStorage {
-  /** The signed `video_url` for a stored video (docs/api.md#task-status: expires, signature). */
-  signedUrl(videoKey: string, taskId: string, now: number): Promise<string>;
+  /**
+   * The signed `video_url` for a stored video (docs/api.md#task-status: expires, signature): the
+   * URL itself when it is at hand (signed this minute already), so that a poll waits on nothing.
+   */
+  signedUrl(videoKey: string, taskId: string, now: number): string | Promise<string>;
 }
 
 export interface WebhookDelivery {

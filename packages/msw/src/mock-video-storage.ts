@@ -20,7 +20,7 @@ export class MockVideoStorage implements VideoStorage {
     this.#signer = new VideoUrlSigner({ publicUrl, signingKey });
   }
 
-  signedUrl(_videoKey: string, taskId: string, now: number): Promise<string> {
+  async signedUrl(_videoKey: string, taskId: string, now: number): Promise<string> {
     return this.#signer.signedUrl(taskId, now);
   }
 

@@ -74,7 +74,7 @@ export class LocalVideoStorage implements ServedVideoStorage {
     return videoKeyForTask(taskId);
   }
 
-  async signedUrl(videoKey: string, taskId: string, now: number): Promise<string> {
+  signedUrl(videoKey: string, taskId: string, now: number): string | Promise<string> {
     assertTaskVideo(videoKey, taskId);
     return this.#signer.signedUrl(taskId, now);
   }

@@ -55,8 +55,8 @@ export function updatedAtOf(task: TaskStatusRecord, now: number): number {
 
 /**
  * Renders a task for `GET /api/gen/status/:task_id` at service time `now`. Only a completed
- * task's body waits (for its signed video URL); any other is answered at once, without a
- * promise to settle on the hot path of a poll.
+ * task's body may wait (for its video URL, when not signed this minute yet); any other is
+ * answered at once, without a promise to settle on the hot path of a poll.
  */
 export function taskStatusBody(
   task: TaskStatusRecord,
@@ -89,19 +89,24 @@ export function taskStatusBody(
   }
 }
 
-async function completedStatusBody(
+function completedStatusBody(
   task: TaskStatusRecord,
   now: number,
   videos: VideoStorage,
-): Promise<TaskStatusBody> {
+): TaskStatusBody | Promise<TaskStatusBody> {
   // Completion is only ever written with a video (see TaskWorker.finishDue). A row that says
   // otherwise is corrupt: a 500 with a request id, never a completed body without its URL.
   if (task.videoKey === null) throw new InconsistentTaskError(task.id, "is completed but has no video");
+  const url = videos.signedUrl(task.videoKey, task.id, now);
+  return typeof url === "string" ? completedBody(task, url) : url.then((ready) => completedBody(task, ready));
+}
+
+function completedBody(task: TaskStatusRecord, video_url: string): TaskStatusBody {
   return {
     status: "completed",
     task_id: task.id,
     message: COMPLETED_MESSAGE,
-    video_url: await videos.signedUrl(task.videoKey, task.id, now),
+    video_url,
     progress: 100,
     created_at: isoTime(task.createdAt),
     updated_at: isoTime(task.updatedAt),

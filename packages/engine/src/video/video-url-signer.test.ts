@@ -36,6 +36,21 @@ describe("VideoUrlSigner", () => {
     expect(await signer.signedUrl(TASK, NOW + 31_000)).not.toBe(url);
   });
 
+  it("hands over a URL at hand as it is: signed this minute, or by a synchronous HMAC", async () => {
+    const signed = await signer.signedUrl(TASK, NOW);
+    expect(signer.signedUrl(TASK, NOW + 1_000)).toBe(signed);
+    const synchronous = new VideoUrlSigner({
+      publicUrl: "http://127.0.0.1:8787/",
+      signingKey: "server secret",
+      hmacSha256: (_key, message) => new TextEncoder().encode(message),
+    });
+    const url = synchronous.signedUrl(TASK, NOW);
+    expect(typeof url).toBe("string");
+    expect(await synchronous.sign(TASK, Number(queryOf(url as string).expires))).toBe(
+      queryOf(url as string).signature,
+    );
+  });
+
   it("accepts its own URL until it expires, and refuses anything else as INVALID_SIGNATURE", async () => {
     const { expires, signature } = queryOf(await signer.signedUrl(TASK, NOW));
     const expiresAt = Number(expires) * 1000;

@@ -85,11 +85,21 @@ export class VideoUrlSigner {
 
   /** The signature of `task_id.expires`. */
   async sign(taskId: string, expires: number): Promise<string> {
-    const message = `${taskId}.${expires}`;
-    if (this.#signNow) return base64Url(this.#signNow(message));
-    return base64Url(
-      await crypto.subtle.sign("HMAC", (await this.#key) as CryptoKey, encoder.encode(message)),
+    return (
+      this.#signatureNow(taskId, expires) ??
+      base64Url(
+        await crypto.subtle.sign(
+          "HMAC",
+          (await this.#key) as CryptoKey,
+          encoder.encode(`${taskId}.${expires}`),
+        ),
+      )
     );
+  }
+
+  /** The signature of `task_id.expires` when the HMAC is synchronous, else undefined. */
+  #signatureNow(taskId: string, expires: number): string | undefined {
+    return this.#signNow && base64Url(this.#signNow(`${taskId}.${expires}`));
   }
 
   /**
@@ -97,12 +107,26 @@ export class VideoUrlSigner {
    * rounded up to the whole minute: polls of one task within a minute get the
    * same URL, which clients and CDNs can cache and which is signed once. A URL
    * lives its TTL and up to 59 s more.
+   *
+   * The URL itself, not a promise, when it was signed this minute already or the HMAC is
+   * synchronous: a status read of a completed task then settles no promise for it.
    */
-  async signedUrl(taskId: string, now: number): Promise<string> {
+  signedUrl(taskId: string, now: number): string | Promise<string> {
     const expires = Math.ceil((Math.floor(now / 1000) + this.ttlSeconds) / 60) * 60;
     const last = this.#lastSigned.get(taskId);
     if (last?.expires === expires) return last.url;
-    const signature = await this.sign(taskId, expires);
+    const signature = this.#signatureNow(taskId, expires);
+    if (signature !== undefined) return this.#remember(taskId, expires, signature, last);
+    return this.sign(taskId, expires).then((signed) => this.#remember(taskId, expires, signed, last));
+  }
+
+  /** The URL of `taskId`'s video with `signature`, remembered for the rest of its minute. */
+  #remember(
+    taskId: string,
+    expires: number,
+    signature: string,
+    last: { expires: number; url: string } | undefined,
+  ): string {
     const url = `${this.publicUrl}/videos/${encodeURIComponent(taskId)}.mp4?expires=${expires}&signature=${signature}`;
     if (!last && this.#lastSigned.size >= RECENTLY_SIGNED) this.#lastSigned.clear();
     this.#lastSigned.set(taskId, { expires, url });
