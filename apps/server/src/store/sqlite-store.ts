@@ -180,55 +180,33 @@ export function createSqliteStore(
     group: Waiting[],
     { immediate, savepoints, rehearsal = false }: GroupRun,
   ): Promise<Outcome[]> {
-    const shared = group.length > 1;
-    let wrote = immediate;
+    const groupTransaction = new GroupTransaction(connection, group.length > 1, savepoints, immediate);
     const outcomes: Outcome[] = [];
     run(immediate ? "begin immediate" : "begin");
     try {
       for (const member of group) {
-        let open = true;
-        let savepoint = false;
-        // Set once a write of this member succeeded: a statement that fails leaves nothing of itself.
-        let memberWrote = false;
-        const write = <R>(query: CompiledQuery, runQuery: RunQuery) => {
-          if (wrote) return runQuery<R>(connection, query);
-          wrote = true;
-          try {
-            return runQuery<R>(connection, query);
-          } catch (error) {
-            if (isBusy(error)) throw new WriteLockRefused();
-            throw error;
-          }
-        };
-        const execute = <R>(query: CompiledQuery, runQuery: RunQuery) => {
-          // A query issued after its transaction ended would run in someone else's: refuse it.
-          assertTransactionOpen(open);
-          if (SelectQueryNode.is(query.query)) return runQuery<R>(connection, query);
-          if (shared && savepoints && !savepoint) {
-            run("savepoint member");
-            savepoint = true;
-          }
-          const result = write<R>(query, runQuery);
-          memberWrote = true;
-          return result;
-        };
-        const exec = executorOf(execute);
+        const exec = new MemberExecutor(groupTransaction);
         try {
           const value = await member.work(
             createStoreTransaction({ db, exec, compiled, rowLocks: false, loadRequest }),
           );
-          if (savepoint) run("release member");
+          if (exec.savepoint) run("release member");
           outcomes.push({ ok: true, value });
         } catch (error) {
           // Alone, or when SQLite itself ended the transaction, the failure is the group's.
-          if (!shared || error instanceof WriteLockRefused || !connection.database.isTransaction) throw error;
-          if (savepoint) {
+          if (
+            !groupTransaction.shared ||
+            error instanceof WriteLockRefused ||
+            !connection.database.isTransaction
+          )
+            throw error;
+          if (exec.savepoint) {
             run("rollback to member");
             run("release member");
-          } else if (memberWrote) throw new MemberWritesToUndo();
+          } else if (exec.wrote) throw new MemberWritesToUndo();
           outcomes.push({ ok: false, error });
         } finally {
-          open = false;
+          exec.open = false;
         }
       }
       if (rehearsal) {
@@ -236,7 +214,7 @@ export function createSqliteStore(
         return outcomes;
       }
       run("commit");
-      if (wrote) wroteSinceUpkeep = true;
+      if (groupTransaction.wrote) wroteSinceUpkeep = true;
       return outcomes;
     } catch (error) {
       if (connection.database.isTransaction) run("rollback");
@@ -330,14 +308,79 @@ export function createSqliteStore(
 
 type RunQuery = typeof executeOnSqlite | typeof firstOnSqlite;
 
-/** The executor over `execute`, which runs one query (or refuses it). */
-function executorOf(execute: (query: CompiledQuery, runQuery: RunQuery) => unknown): SqlExecutor {
-  return {
-    rows: async <R>(query: CompiledQuery) => (execute(query, executeOnSqlite) as QueryResult<R>).rows,
-    first: async <R>(query: CompiledQuery) => execute(query, firstOnSqlite) as R | undefined,
-    changes: async (query) =>
-      Number((execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n),
-  };
+/** One run of a group: its SQLite transaction, shared by its members' executors. */
+class GroupTransaction {
+  readonly connection: SqliteConnection;
+  /** More than one member: a member's failure may be its own, not the group's. */
+  readonly shared: boolean;
+  /** Each member in a savepoint taken at its first write (see `createSqliteStore`). */
+  readonly savepoints: boolean;
+  /** Whether the transaction holds the write lock: BEGIN IMMEDIATE, or a write succeeded. */
+  wrote: boolean;
+
+  constructor(connection: SqliteConnection, shared: boolean, savepoints: boolean, immediate: boolean) {
+    this.connection = connection;
+    this.shared = shared;
+    this.savepoints = savepoints;
+    this.wrote = immediate;
+  }
+
+  /** Runs a write; the first one takes the write lock, which another process may have taken first. */
+  write<R>(query: CompiledQuery, runQuery: RunQuery): unknown {
+    if (this.wrote) return runQuery<R>(this.connection, query);
+    this.wrote = true;
+    try {
+      return runQuery<R>(this.connection, query);
+    } catch (error) {
+      if (isBusy(error)) throw new WriteLockRefused();
+      throw error;
+    }
+  }
+}
+
+/**
+ * A group member's queries, run in its group's transaction. An object with its methods on the
+ * prototype: a closure per method and per flag, made for every member, were a status read's
+ * largest share of the store's garbage.
+ */
+class MemberExecutor implements SqlExecutor {
+  /** False once the member's work ended: a query issued after it would run in someone else's. */
+  open = true;
+  /** Whether this member's savepoint is taken. */
+  savepoint = false;
+  /** Set once a write of this member succeeded: a statement that fails leaves nothing of itself. */
+  wrote = false;
+
+  readonly transaction: GroupTransaction;
+
+  constructor(transaction: GroupTransaction) {
+    this.transaction = transaction;
+  }
+
+  async rows<R>(query: CompiledQuery): Promise<R[]> {
+    return (this.#execute(query, executeOnSqlite) as QueryResult<R>).rows;
+  }
+
+  async first<R>(query: CompiledQuery): Promise<R | undefined> {
+    return this.#execute(query, firstOnSqlite) as R | undefined;
+  }
+
+  async changes(query: CompiledQuery): Promise<number> {
+    return Number((this.#execute(query, executeOnSqlite) as QueryResult<unknown>).numAffectedRows ?? 0n);
+  }
+
+  #execute<R>(query: CompiledQuery, runQuery: RunQuery): unknown {
+    assertTransactionOpen(this.open);
+    const { transaction } = this;
+    if (SelectQueryNode.is(query.query)) return runQuery<R>(transaction.connection, query);
+    if (transaction.shared && transaction.savepoints && !this.savepoint) {
+      transaction.connection.statement("savepoint member").statement.run();
+      this.savepoint = true;
+    }
+    const result = transaction.write<R>(query, runQuery);
+    this.wrote = true;
+    return result;
+  }
 }
 
 /** Another process wrote since this transaction's first read: it must start over. */
