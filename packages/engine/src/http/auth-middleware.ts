@@ -147,14 +147,18 @@ function lookUp(store: Store, hash: string, now: number): Promise<Authentication
 
 const READ_ONLY = { readOnly: true } as const;
 
-/** `GET /api/gen/status/:task_id`'s id, lowercased, when the path is one with a UUID there. */
+/** Where `GET /api/gen/status/:task_id`'s id starts in its path. */
+const STATUS_PREFIX = API_PATHS.taskStatus.replace("{task_id}", "");
+
+/** A status path with a UUID as its id (a test, not a match: no array of groups per request). */
 const STATUS_PATH = new RegExp(
-  `^${API_PATHS.taskStatus.replace("{task_id}", "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")}$`,
+  `^${STATUS_PREFIX}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,
   "i",
 );
 
+/** `GET /api/gen/status/:task_id`'s id, lowercased, when the path is one with a UUID there. */
 function statusTaskIdOf(path: string): string | undefined {
-  return STATUS_PATH.exec(path)?.[1]?.toLowerCase();
+  return STATUS_PATH.test(path) ? path.slice(STATUS_PREFIX.length).toLowerCase() : undefined;
 }
 
 function unauthorized(c: Context<EngineEnv>, failure: AuthFailure): Response {
