@@ -51,7 +51,7 @@ export const ledgerFromRow = (row: Selectable<LedgerEntriesTable>): LedgerEntry 
   createdAt: integer(row.created_at),
 });
 
-export const ledgerToRow = (entry: LedgerEntry): Insertable<LedgerEntriesTable> => ({
+export const ledgerToRow = (entry: LedgerEntry): Required<Insertable<LedgerEntriesTable>> => ({
   id: entry.id,
   account_id: entry.accountId,
   task_id: entry.taskId,
@@ -163,10 +163,25 @@ const taskFieldsFromRow = (row: Selectable<TasksTable>): TaskRecord => ({
 });
 
 /**
+ * `columns`, which must name every column of `Table`: a column added to the table and not to the
+ * list fails the build, naming it. An INSERT built from such a list would otherwise leave the new
+ * column out of every row without a word.
+ */
+const everyColumnOf =
+  <Table>() =>
+  <const Listed extends readonly (keyof Table)[]>(
+    columns: Listed,
+    ..._complete: [Exclude<keyof Table, Listed[number]>] extends [never]
+      ? []
+      : [missing: Exclude<keyof Table, Listed[number]>]
+  ): Listed =>
+    columns;
+
+/**
  * Every column of a task's row, sorted: what a task's INSERT names, in this order. Each row of
  * `taskToRow` has them all, so a create need not list and sort its row's keys to find them.
  */
-export const TASK_ROW_COLUMNS = [
+export const TASK_ROW_COLUMNS = everyColumnOf<TasksTable>()([
   "account_id",
   "aspect_ratio",
   "callback_url",
@@ -190,24 +205,24 @@ export const TASK_ROW_COLUMNS = [
   "trace_parent",
   "updated_at",
   "video_key",
-] as const satisfies readonly (keyof TasksTable)[];
+]);
 
 /** Every column of a ledger entry's row, sorted, as `TASK_ROW_COLUMNS` for tasks. */
-export const LEDGER_ROW_COLUMNS = [
+export const LEDGER_ROW_COLUMNS = everyColumnOf<LedgerEntriesTable>()([
   "account_id",
   "created_at",
   "delta",
   "id",
   "reason",
   "task_id",
-] as const satisfies readonly (keyof LedgerEntriesTable)[];
+]);
 
 /**
  * A new task's row, every column but the request (where it goes is the store's choice). Written
  * out whole rather than over `taskPatchToRow`: a create builds one, and the patch's copy and
  * second JSON of the scenario were a third of its row building.
  */
-export const taskToRow = (task: TaskRecord): Insertable<TasksTable> => ({
+export const taskToRow = (task: TaskRecord): Omit<Required<Insertable<TasksTable>>, "request"> => ({
   id: task.id,
   account_id: task.accountId,
   state: task.state,
