@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from "node:crypto";
-import { chmodSync, constants } from "node:fs";
+import { chmodSync, constants, renameSync } from "node:fs";
 import { copyFile, type FileHandle, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
@@ -105,7 +105,7 @@ export class LocalVideoStorage implements ServedVideoStorage {
     // worker about 20 µs of CPU per video.
     chmodSync(sourcePath, PRIVATE_FILE_MODE);
     try {
-      await this.#shards.renameInto(sourcePath, target);
+      this.#shards.renameInto(sourcePath, target);
     } catch (error) {
       // A staging file from another file system (a caller's temp dir) cannot be renamed in.
       if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
@@ -239,26 +239,31 @@ const MAX_KNOWN_SHARDS = 65_536;
  * The shard folders known to exist, so a video is renamed into its folder without asking for the
  * folder first: that ask cost two system calls per video (a `mkdir` that finds it, and a `stat`),
  * and a rename that fails for a missing folder costs an exception, dearer still. A folder removed
- * from outside while the server runs fails the rename, and is made again.
+ * from outside while the server runs fails the rename, and is made again. The rename is
+ * synchronous, as the `chmod` before it: one system call that never moves data, where a trip
+ * through the thread pool and back woke two threads per video.
  */
 class ShardFolders {
   readonly #known = new Set<string>();
 
-  async renameInto(sourcePath: string, target: string): Promise<void> {
+  renameInto(sourcePath: string, target: string): void {
     const folder = dirname(target);
-    if (!this.#known.has(folder)) return this.#makeAndRename(folder, sourcePath, target);
+    if (!this.#known.has(folder)) {
+      this.#makeAndRename(folder, sourcePath, target);
+      return;
+    }
     try {
-      await rename(sourcePath, target);
+      renameSync(sourcePath, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      await this.#makeAndRename(folder, sourcePath, target);
+      this.#makeAndRename(folder, sourcePath, target);
     }
   }
 
-  async #makeAndRename(folder: string, sourcePath: string, target: string): Promise<void> {
+  #makeAndRename(folder: string, sourcePath: string, target: string): void {
     ensureDirectory(folder);
     if (this.#known.size >= MAX_KNOWN_SHARDS) this.#known.clear();
     this.#known.add(folder);
-    await rename(sourcePath, target);
+    renameSync(sourcePath, target);
   }
 }
