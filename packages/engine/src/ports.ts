@@ -320,6 +320,25 @@ export interface StoreTransaction {
     renderLimit?: number,
   ): Promise<TaskRecord[]>;
   /**
+   * `transitionTasks(ending.tasks, ending.from, ending.patch, owner)`, then
+   * `claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit)`, as one write: a worker ends
+   * the renders that finished and fills their slots together (PostgreSQL: one statement, where the
+   * two took a round trip each). Each ending is fenced by `owner`'s lease as in `transitionTasks`.
+   * Returns the ids that changed and the tasks claimed.
+   */
+  transitionAndClaimTasks(
+    ending: {
+      tasks: readonly { id: string; videoKey?: string }[];
+      from: readonly TaskState[];
+      patch: Partial<Omit<TaskRecord, "id" | "accountId" | "request">>;
+    },
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+    renderLimit?: number,
+  ): Promise<{ transitioned: string[]; claimed: TaskRecord[] }>;
+  /**
    * Hands processing tasks whose lease ran out at or before `now` (their worker died or froze)
    * back to the queue, up to `limit`, the longest expired first; returns how many. The expiry is
    * part of the compare-and-set: a lease its owner renewed after another worker saw it expired

@@ -158,6 +158,16 @@ class KyselyStoreTransaction implements StoreTransaction {
   claimQueuedTasks(owner: string, limit: number, now: number, leaseExpiresAt: number, renderLimit?: number) {
     return this.#tasks.claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit);
   }
+  transitionAndClaimTasks(
+    ending: Arg<"transitionAndClaimTasks", 0>,
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+    renderLimit?: number,
+  ) {
+    return this.#tasks.transitionAndClaimTasks(ending, owner, limit, now, leaseExpiresAt, renderLimit);
+  }
   releaseExpiredLeases(now: number, limit: number) {
     return this.#tasks.releaseExpiredLeases(now, limit);
   }

@@ -168,23 +168,34 @@ export class KyselyTaskQueries extends QueryGroup {
     patch: TaskPatch,
     leaseOwner?: string,
   ): Promise<string[]> {
-    const set: Record<string, unknown> = taskPatchToRow(patch);
-    const columns = Object.keys(set).sort();
     const owned = leaseOwner !== undefined;
-    const values = [
-      ...columns.map((column) => set[column]),
-      tasks.map((task) => task.id),
-      // A task without a key of its own keeps its current one.
-      tasks.map((task) => task.videoKey ?? null),
-      ...from,
-      ...(owned ? [leaseOwner] : []),
-    ];
+    const { columns, values } = this.arraysValues(tasks, from, patch, leaseOwner);
     const query = this.cached(
       `transitionTasksByArrays:${columns.join(",")}:${from.length}:${owned}`,
       () => ({ compile: () => arraysStatement(columns, from.length, owned).compile(this.db) }),
       values,
     );
     return (await this.rows<{ id: string }>(query)).map((row) => row.id);
+  }
+
+  /** `arraysStatement`'s changed columns, and its values in the order of its slots. */
+  private arraysValues(
+    tasks: readonly { id: string; videoKey?: string }[],
+    from: readonly TaskState[],
+    patch: TaskPatch,
+    leaseOwner: string | undefined,
+  ) {
+    const set: Record<string, unknown> = taskPatchToRow(patch);
+    const columns = Object.keys(set).sort();
+    const values = [
+      ...columns.map((column) => set[column]),
+      tasks.map((task) => task.id),
+      // A task without a key of its own keeps its current one.
+      tasks.map((task) => task.videoKey ?? null),
+      ...from,
+      ...(leaseOwner !== undefined ? [leaseOwner] : []),
+    ];
+    return { columns, values };
   }
 
   async claimQueuedTasks(
@@ -196,47 +207,21 @@ export class KyselyTaskQueries extends QueryGroup {
   ): Promise<TaskRecord[]> {
     if (limit <= 0) return [];
     // Compiled once: owner, lease end, time and both limits are filled in per claim.
-    const claim = {
-      state: "processing",
-      lease_owner: slot(0),
-      lease_expires_at: slotNumber(1),
-      updated_at: slotNumber(2),
-      started_at: slotNumber(2),
-    } as const;
-    const oldestQueued = (db: QueryCreator<Database>) =>
-      db
-        .selectFrom("tasks")
-        .select(["id", "created_at", "video_key", "scenario_fail"])
-        .where("state", "=", QUEUED)
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(slotNumber(3));
     const query = this.cached(
       "claimQueuedTasks",
       () =>
         this.context.rowLocks
-          ? // PostgreSQL: the candidates are locked in a CTE, so the planner can never lock more rows than the
-            // limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not waited for.
-            // A window function may not share a level with FOR UPDATE: the count of renders is a CTE of its own.
-            this.db
-              .with("locked", (db) => oldestQueued(db).forUpdate().skipLocked())
-              .with("candidates", (db) => db.selectFrom("locked").select(["id", rendersSoFar]))
-              .updateTable("tasks")
-              .set(claim)
-              .from("candidates")
-              .whereRef("tasks.id", "=", "candidates.id")
-              .where("candidates.renders", "<=", slotNumber(4))
-              .returningAll("tasks")
+          ? this.lockingClaim(0)
           : this.db
               .updateTable("tasks")
-              .set(claim)
+              .set(claimedColumns(0))
               .where(
                 "id",
                 "in",
                 this.db
                   .selectFrom(
                     this.db
-                      .selectFrom(oldestQueued(this.db).as("queued"))
+                      .selectFrom(oldestQueued(this.db, 3).as("queued"))
                       .select(["id", rendersSoFar])
                       .as("candidates"),
                   )
@@ -247,7 +232,34 @@ export class KyselyTaskQueries extends QueryGroup {
               .returningAll(),
       [owner, leaseExpiresAt, now, limit, renderLimit],
     );
-    const rows = await this.rows<TaskRow>(query);
+    return this.claimedTasks(await this.rows<TaskRow>(query));
+  }
+
+  /**
+   * PostgreSQL's claim, its values in the slots from `first` on (owner, lease end, time, limit,
+   * render limit): the candidates are locked in a CTE, so the planner can never lock more rows than
+   * the limit (as it may for `id in (subquery)`), and rows other workers hold are skipped, not
+   * waited for. A window function may not share a level with FOR UPDATE: the count of renders is a
+   * CTE of its own.
+   */
+  private lockingClaim(first: number) {
+    return this.db
+      .with("locked", (db) =>
+        oldestQueued(db, first + 3)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .with("candidates", (db) => db.selectFrom("locked").select(["id", rendersSoFar]))
+      .updateTable("tasks")
+      .set(claimedColumns(first))
+      .from("candidates")
+      .whereRef("tasks.id", "=", "candidates.id")
+      .where("candidates.renders", "<=", slotNumber(first + 4))
+      .returningAll("tasks");
+  }
+
+  /** Claimed rows as tasks, oldest first, with their large requests unless the store loads those itself. */
+  private async claimedTasks(rows: TaskRow[]): Promise<TaskRecord[]> {
     if (this.context.loadRequest) return rows.map((row) => this.toTask(row)).sort(oldestFirst);
     // Claimed tasks are about to be rendered: without a loader, their large requests come with them.
     const external = rows.filter((row) => row.request === null).map((row) => row.id);
@@ -262,6 +274,54 @@ export class KyselyTaskQueries extends QueryGroup {
     return rows
       .map((row) => this.toTask({ ...row, external_request: requests.get(row.id) ?? null }))
       .sort(oldestFirst);
+  }
+
+  /**
+   * `transitionTasks` fenced by `owner`, then `claimQueuedTasks` for `owner`. PostgreSQL: one
+   * statement, the transitions and the claim each a data-modifying CTE (their rows cannot meet:
+   * the one ends processing tasks, the other takes queued ones), whose one row at least carries
+   * the ids that changed. SQLite: the two statements, which cost no round trip there.
+   */
+  async transitionAndClaimTasks(
+    ending: {
+      tasks: readonly { id: string; videoKey?: string }[];
+      from: readonly TaskState[];
+      patch: TaskPatch;
+    },
+    owner: string,
+    limit: number,
+    now: number,
+    leaseExpiresAt: number,
+    renderLimit: number = limit,
+  ): Promise<{ transitioned: string[]; claimed: TaskRecord[] }> {
+    const { tasks, from, patch } = ending;
+    if (!this.context.rowLocks || tasks.length === 0 || from.length === 0 || limit <= 0) {
+      const transitioned = await this.transitionTasks(tasks, from, patch, owner);
+      return {
+        transitioned,
+        claimed: await this.claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit),
+      };
+    }
+    const ended = this.arraysValues(tasks, from, patch, owner);
+    const query = this.cached(
+      `transitionAndClaimTasks:${ended.columns.join(",")}:${from.length}`,
+      () => ({
+        compile: () =>
+          sql<
+            TaskRow & { ended_ids: string[] }
+          >`with ended as (${arraysStatement(ended.columns, from.length, true)}),
+            claimed as (${this.lockingClaim(ended.values.length)})
+            select claimed.*, ended_ids.ids as ended_ids
+            from (select coalesce(array_agg(id), '{}') as ids from ended) as ended_ids
+            left join claimed on true`.compile(this.db),
+      }),
+      [...ended.values, owner, leaseExpiresAt, now, limit, renderLimit],
+    );
+    const rows = await this.rows<TaskRow & { ended_ids: string[] }>(query);
+    return {
+      transitioned: rows[0]?.ended_ids ?? [],
+      claimed: await this.claimedTasks(rows.filter((row) => row.id !== null)),
+    };
   }
 
   /**
@@ -392,6 +452,28 @@ function arraysStatement(columns: string[], states: number, owned: boolean) {
 
 /** A slot where Kysely's types want a number (a LIMIT): the value is filled in per call. */
 const slotNumber = (index: number) => slot(index) as unknown as number;
+
+/** What a claim writes, its values in the slots from `first` on: owner, lease end, time. */
+function claimedColumns(first: number) {
+  return {
+    state: "processing",
+    lease_owner: slot(first),
+    lease_expires_at: slotNumber(first + 1),
+    updated_at: slotNumber(first + 2),
+    started_at: slotNumber(first + 2),
+  } as const;
+}
+
+/** The oldest queued tasks a claim may take, at most the value in slot `limit`. */
+function oldestQueued(db: QueryCreator<Database>, limit: number) {
+  return db
+    .selectFrom("tasks")
+    .select(["id", "created_at", "video_key", "scenario_fail"])
+    .where("state", "=", QUEUED)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(slotNumber(limit));
+}
 
 const oldestFirst = (a: TaskRecord, b: TaskRecord): number =>
   a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

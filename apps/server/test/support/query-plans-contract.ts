@@ -201,9 +201,17 @@ export function describeQueryPlans(name: string, open: () => Promise<PlanDatabas
     });
 
     it("claims queued tasks and due webhook events on partial indexes of unfinished work", async () => {
+      const completed = { state: "completed" as const, completedAt: T0, leaseOwner: null };
       const plans = await plansOf(
         await storeSends(opened, async (tx) => {
           await tx.claimQueuedTasks("w", 10, T0, T0 + 1);
+          // A claim that carries a worker's completions: those found on the tasks' ids.
+          const ending = {
+            tasks: [{ id: someTask, videoKey: `${someTask}.mp4` }],
+            from: ["processing" as const],
+            patch: completed,
+          };
+          await tx.transitionAndClaimTasks(ending, "w", 10, T0, T0 + 1);
           await tx.claimDueWebhookEvents("w", 10, T0, T0 + 1);
         }),
       );

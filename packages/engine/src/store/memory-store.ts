@@ -264,6 +264,11 @@ function memoryTransaction(
       for (const task of claimed) put(tables.tasks, task.id, task);
       return claimed.map(copy);
     },
+    async transitionAndClaimTasks(ending, owner, limit, now, leaseExpiresAt, renderLimit) {
+      const transitioned = await this.transitionTasks(ending.tasks, ending.from, ending.patch, owner);
+      const claimed = await this.claimQueuedTasks(owner, limit, now, leaseExpiresAt, renderLimit);
+      return { transitioned, claimed };
+    },
     async releaseExpiredLeases(now, limit) {
       guard();
       const expired = [...tables.tasks.values()]

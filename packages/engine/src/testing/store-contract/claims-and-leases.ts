@@ -50,6 +50,54 @@ export function claimsAndLeases(current: () => Store): void {
     expect((await store.transaction((tx) => tx.getTask("t-6")))?.state).toBe("processing");
   });
 
+  it("ends a worker's finished tasks and claims for it in one call, each end fenced by its lease", async () => {
+    const store = current();
+    const processing = (leaseOwner: string) => ({ state: "processing" as const, leaseOwner, startedAt: T0 });
+    await store.transaction(async (tx) => {
+      await tx.insertTask(taskRecord("t-ours", { createdAt: T0, ...processing("w1") }));
+      await tx.insertTask(taskRecord("t-taken", { createdAt: T0, ...processing("w2") }));
+      await tx.insertTask(taskRecord("t-q1", { createdAt: T0 + 1 }));
+      await tx.insertTask(taskRecord("t-q2", { createdAt: T0 + 2 }));
+    });
+    const now = T0 + 10;
+    const patch = { state: "completed" as const, progress: 100, completedAt: now, leaseOwner: null };
+    const endAndClaim = (tasks: { id: string; videoKey?: string }[], limit: number) =>
+      store.transaction((tx) =>
+        tx.transitionAndClaimTasks({ tasks, from: ["processing"], patch }, "w1", limit, now, now + MINUTE),
+      );
+    const first = await endAndClaim(
+      [
+        { id: "t-ours", videoKey: "ours.mp4" },
+        { id: "t-taken", videoKey: "taken.mp4" },
+        { id: "t-missing", videoKey: "missing.mp4" },
+      ],
+      1,
+    );
+    expect(first.transitioned).toEqual(["t-ours"]);
+    expect(first.claimed).toEqual([
+      expect.objectContaining({
+        id: "t-q1",
+        state: "processing",
+        leaseOwner: "w1",
+        leaseExpiresAt: now + MINUTE,
+      }),
+    ]);
+    const task = (id: string) => store.transaction((tx) => tx.getTask(id));
+    expect(await task("t-ours")).toMatchObject({ ...patch, videoKey: "ours.mp4" });
+    expect(await task("t-taken")).toMatchObject({ state: "processing", leaseOwner: "w2", videoKey: null });
+    expect(await task("t-q2")).toMatchObject({ state: "queued", leaseOwner: null });
+    // The queue empty after this claim, the end still counts; nothing to end, the claim alone.
+    const second = await endAndClaim([{ id: "t-q1", videoKey: "q1.mp4" }], 5);
+    expect(second.transitioned).toEqual(["t-q1"]);
+    expect(second.claimed.map((claimed) => claimed.id)).toEqual(["t-q2"]);
+    expect(await task("t-q1")).toMatchObject({ ...patch, videoKey: "q1.mp4" });
+    expect(await endAndClaim([{ id: "t-q2", videoKey: "q2.mp4" }], 5)).toEqual({
+      transitioned: ["t-q2"],
+      claimed: [],
+    });
+    expect(await endAndClaim([], 5)).toEqual({ transitioned: [], claimed: [] });
+  });
+
   it("never hands one queued task to two concurrent claimers", async () => {
     const store = current();
     await store.transaction(async (tx) => {
