@@ -43,6 +43,8 @@ const postgresWorker = {
 const claim = 'with "locked" as (select "id", "created_at", "vi';
 /** A batch of completions: one UPDATE, whatever the batch's size. */
 const completion = 'update tasks set "completed_at" = $1, "lease_exp';
+/** Completions carried by the claim that fills their slots: one statement for both. */
+const completionsAndClaim = 'with ended as (update tasks set "completed_at" =';
 
 type Count = Awaited<ReturnType<typeof countingEngine>>["count"];
 
@@ -68,6 +70,18 @@ async function workerWithBacklog(store: Store, renderer: Renderer, concurrency: 
   const taskIds = await createTasks(counting.count, tasks);
   await counting.engine.flushKeyUsage();
   return { ...counting, clock, config, taskIds };
+}
+
+/** `workerWithBacklog` whose renders end when the test calls their entries in `renders`, in the order they started. */
+async function heldWorker(store: Store, concurrency: number, tasks: number) {
+  const renders: (() => void)[] = [];
+  const renderer = {
+    render: (job: { taskId: string }) =>
+      new Promise<{ videoKey: string }>((resolve) => {
+        renders.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` }));
+      }),
+  };
+  return { renders, ...(await workerWithBacklog(store, renderer, concurrency, tasks)) };
 }
 
 async function expectCompleted(count: Count, taskIds: string[]) {
@@ -201,19 +215,7 @@ describePostgres("PostgreSQL round trips per request", () => {
   it("pins a worker's claim and the completion of renders that ended together", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
-      const renders: (() => void)[] = [];
-      const renderer = {
-        render: (job: { taskId: string }) =>
-          new Promise<{ videoKey: string }>((resolve) => {
-            renders.push(() => resolve({ videoKey: `videos/${job.taskId}.mp4` }));
-          }),
-      };
-      const { engine, count, countWork, clock, config, taskIds } = await workerWithBacklog(
-        store,
-        renderer,
-        10,
-        4,
-      );
+      const { renders, engine, count, countWork, clock, config, taskIds } = await heldWorker(store, 10, 4);
       clock.advance(config.sweepIntervalMs);
       // A tick that sweeps and claims: expired leases (none, one read), the claim of all four in one
       // statement, the sweeps for others' due and overdue tasks, the webhook outbox's read.
@@ -261,6 +263,34 @@ describePostgres("PostgreSQL round trips per request", () => {
     }
   });
 
+  it("pins the claim that carries the completions of the renders whose slots it fills", async () => {
+    const { store } = await openPostgresStore(await freshDatabase());
+    try {
+      const { renders, engine, count, countWork, clock, config, taskIds } = await heldWorker(store, 4, 8);
+      clock.advance(config.generationMs);
+      await engine.tick();
+      expect(renders).toHaveLength(4);
+      // The four renders end together, their generation time over. Once two have, half the slots
+      // are free and a claim for them is coming at the end of this turn of the event loop: it
+      // carries the four completions and claims the next four tasks, one statement.
+      const refilled = await countWork(async () => {
+        for (const finish of renders.splice(0)) finish();
+        while (renders.length < 4) await new Promise((resolve) => setImmediate(resolve));
+      });
+      expect(refilled).toEqual({ statements: [completionsAndClaim], transactions: 0 });
+      // The same for the last four, whose claim finds the queue empty; its slots then wait for a tick.
+      const drained = await countWork(async () => {
+        for (const finish of renders.splice(0)) finish();
+        await engine.idle();
+      });
+      expect(drained).toEqual({ statements: [completionsAndClaim], transactions: 0 });
+      expect(renders).toHaveLength(0);
+      await expectCompleted(count, taskIds);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("pins the claim a freed slot makes for itself while a backlog waits", async () => {
     const { store } = await openPostgresStore(await freshDatabase());
     try {
@@ -277,18 +307,20 @@ describePostgres("PostgreSQL round trips per request", () => {
       clock.advance(config.generationMs);
       // The tick claims the first task (its claim took the one slot it asked for: more may wait);
       // each render that ends then claims the next task itself, without a tick, until a claim
-      // comes back empty. Each task: one claim, and its completion, an UPDATE or a share of one.
+      // comes back empty. Each task: one claim, and its completion, an UPDATE, a share of one, or
+      // carried by the claim that fills its slot.
       const drained = await countWork(async () => {
         await engine.tick();
         await engine.idle();
       });
       const claims = drained.statements.filter((statement) => statement === claim);
+      const carrying = drained.statements.filter((statement) => statement === completionsAndClaim);
       const completions = drained.statements.filter((statement) => statement === completion);
-      expect(claims).toHaveLength(3 + 1);
-      expect(completions.length).toBeGreaterThanOrEqual(1);
-      expect(completions.length).toBeLessThanOrEqual(3);
+      expect(claims.length + carrying.length).toBe(3 + 1);
+      expect(carrying.length + completions.length).toBeGreaterThanOrEqual(1);
+      expect(carrying.length + completions.length).toBeLessThanOrEqual(3);
       // The tick's own reads besides, once: expired leases, others' due and overdue tasks, the outbox.
-      expect(drained.statements.length - claims.length - completions.length).toBe(4);
+      expect(drained.statements.length - claims.length - carrying.length - completions.length).toBe(4);
       expect(drained.transactions).toBe(0);
       await expectCompleted(count, taskIds);
       // Charged once each: 2 000 credits, 3 tasks.

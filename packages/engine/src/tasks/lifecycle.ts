@@ -140,6 +140,41 @@ export async function completeTasks(
   return won;
 }
 
+/** What a worker's claim asks for (see `StoreTransaction.claimQueuedTasks`). */
+export interface ClaimRequest {
+  owner: string;
+  limit: number;
+  now: number;
+  leaseExpiresAt: number;
+  renderLimit: number;
+}
+
+/**
+ * `completeTasks` in the statement of the owner's next claim (`transitionAndClaimTasks`), for
+ * completions that write no notification (no callback URL): each task is still its own
+ * compare-and-set fenced by the claim's owner. Returns the ids that won and the tasks claimed.
+ */
+export async function completeTasksAndClaim(
+  tx: StoreTransaction,
+  completions: readonly { task: TaskRecord; video: CompletedVideo }[],
+  claim: ClaimRequest,
+): Promise<{ won: Set<string>; claimed: TaskRecord[] }> {
+  if (completions.some(({ task }) => task.callbackUrl !== null))
+    throw new Error("a completion with a callback URL writes its notification: complete it on its own");
+  const { owner, limit, now, leaseExpiresAt, renderLimit } = claim;
+  const tasks = completions.map(({ task, video }) => ({ id: task.id, videoKey: video.key }));
+  const ending = { tasks, from: ["processing"] as const, patch: completedPatch(now) };
+  const { transitioned, claimed } = await tx.transitionAndClaimTasks(
+    ending,
+    owner,
+    limit,
+    now,
+    leaseExpiresAt,
+    renderLimit,
+  );
+  return { won: new Set(transitioned), claimed };
+}
+
 /** A completed task's video: the stored key, and the signed URL its notification carries (null: no callback). */
 export interface CompletedVideo {
   key: string;

@@ -87,6 +87,43 @@ describe("refilling render slots as they free (refillSlots)", () => {
     expect(await h.engine.tick()).toMatchObject({ claimed: 2 });
   });
 
+  it("completes the renders that ended in the refill's claim, and on their own should it fail", async () => {
+    const h = await createHarness({ workerConcurrency: 2, refillSlots: true, generationMs: 0 });
+    const renders = handFinishedRenders(h);
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index++) ids.push(await h.create({ prompt: `A fox ${index}` }));
+    await h.engine.tick();
+    // Task ids a claim carried (a store may run a transaction's work twice: see `rehearse`).
+    const carried = new Set<string>();
+    let failNext = false;
+    const transaction = h.store.transaction.bind(h.store);
+    h.store.transaction = <T>(work: (tx: StoreTransaction) => Promise<T>) =>
+      transaction((tx) =>
+        work({
+          ...tx,
+          async transitionAndClaimTasks(ending, ...claim) {
+            for (const task of ending.tasks) carried.add(task.id);
+            if (failNext) {
+              failNext = false;
+              throw new Error("Connection terminated unexpectedly");
+            }
+            return tx.transitionAndClaimTasks(ending, ...claim);
+          },
+        }),
+      );
+    // Half the slots free: the claim for them completes the render that freed them.
+    await renders.finish(ids[0]!);
+    expect([...carried]).toEqual([ids[0]]);
+    expect(await states(h, ids.slice(0, 3))).toEqual(["completed", "processing", "processing"]);
+    // That claim fails: the completion goes on its own, and the slot waits for the next tick.
+    failNext = true;
+    await renders.finish(ids[1]!);
+    expect([...carried]).toEqual([ids[0], ids[1]]);
+    expect(await states(h, ids.slice(1, 4))).toEqual(["completed", "processing", "queued"]);
+    expect(await h.engine.tick()).toMatchObject({ claimed: 2 });
+    expect(await states(h, ids.slice(3))).toEqual(["processing", "queued", "queued"]);
+  });
+
   it("leaves slots to the next tick once a claim came back short (the queue was empty)", async () => {
     const h = await createHarness({ workerConcurrency: 2, refillSlots: true, generationMs: 0 });
     const renders = handFinishedRenders(h);

@@ -49,6 +49,10 @@ function watchCompletions(h: Harness, { failBatch = false } = {}) {
           count(patch, tasks.length);
           return tx.transitionTasks(tasks, from, patch, leaseOwner);
         },
+        async transitionAndClaimTasks(ending, ...claim) {
+          count(ending.patch, ending.tasks.length);
+          return tx.transitionAndClaimTasks(ending, ...claim);
+        },
       };
       return work(counting);
     });

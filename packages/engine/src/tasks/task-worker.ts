@@ -6,7 +6,13 @@ import type { EngineObserver, TaskOutcome } from "../observer.js";
 import type { Renderer, Store, TaskRecord, VideoStorage } from "../ports.js";
 import { CompletionBatch } from "./completion-batch.js";
 import { HeldTasks, leaseOf } from "./held-tasks.js";
-import { type CompletedVideo, completeTask, failTask, taskEndedEvent } from "./lifecycle.js";
+import {
+  type CompletedVideo,
+  completeTask,
+  completeTasksAndClaim,
+  failTask,
+  taskEndedEvent,
+} from "./lifecycle.js";
 import { finishAtOf, mayNeedRender } from "./scenario.js";
 
 /** What one pass of the task worker did. */
@@ -75,6 +81,8 @@ export class TaskWorker {
   #slotsBeingClaimed = 0;
   /** Whether a refill is pending or its claim in flight (see `#refill`). */
   #refilling = false;
+  /** Whether a refill waits for the end of this turn of the event loop: its claim will carry the completions then waiting. */
+  #refillComing = false;
   /**
    * Whether the last claim took as many tasks as it had slots for: the queue may hold more, so a
    * slot that frees is worth a refill. After a claim that came back short, slots wait for a tick
@@ -89,7 +97,13 @@ export class TaskWorker {
     const { store, clock, workerId, randomUUID, config } = deps;
     this.#trouble = new TroubleLog(config.logger);
     this.#held = new HeldTasks({ store, clock, workerId, leaseMs: config.leaseMs, trouble: this.#trouble });
-    this.#completions = new CompletionBatch({ store, clock, workerId, randomUUID });
+    this.#completions = new CompletionBatch({
+      store,
+      clock,
+      workerId,
+      randomUUID,
+      claimComing: () => this.#refillComing,
+    });
   }
 
   /** Renders in flight in this engine. */
@@ -245,10 +259,16 @@ export class TaskWorker {
   #refill() {
     if (this.#draining || this.#refilling || !this.#halfFree()) return;
     this.#refilling = true;
+    this.#refillComing = true;
     let claimed = false;
     const refill = (async () => {
       await new Promise<void>((resolve) => afterThisTurn(resolve));
-      if (this.#draining || !this.#halfFree()) return;
+      this.#refillComing = false;
+      if (this.#draining || !this.#halfFree()) {
+        // The completions that waited for this claim go on their own.
+        this.#completions.flush();
+        return;
+      }
       const tasks = await this.#claimAndStart(this.#deps.clock.now(), this.#freeSlots());
       this.#claimedByRefills.claimed += tasks.length;
       this.#claimedByRefills.rendersStarted += tasks.filter(needsRender).length;
@@ -272,10 +292,27 @@ export class TaskWorker {
    */
   async #claim(now: number, slots: number): Promise<TaskRecord[]> {
     const { store, workerId, config } = this.#deps;
-    // The claim is one statement: on PostgreSQL it runs in autocommit, one round trip.
-    const claimed = await store.transaction(
-      (tx) => tx.claimQueuedTasks(workerId, BATCH, now, now + config.leaseMs, slots),
-      { singleWrite: true },
+    const request = {
+      owner: workerId,
+      limit: BATCH,
+      now,
+      leaseExpiresAt: now + config.leaseMs,
+      renderLimit: slots,
+    };
+    // The claim is one statement, with the completions of renders that ended since the last one
+    // when they write no notification: on PostgreSQL it runs in autocommit, one round trip.
+    const claimed = await this.#completions.carry(async (completions) =>
+      completions.length > 0
+        ? await store.transaction((tx) => completeTasksAndClaim(tx, completions, request), {
+            singleWrite: true,
+          })
+        : {
+            won: new Set<string>(),
+            claimed: await store.transaction(
+              (tx) => tx.claimQueuedTasks(workerId, BATCH, now, request.leaseExpiresAt, slots),
+              { singleWrite: true },
+            ),
+          },
     );
     // Set at creation; written here only for a task released back to the queue (or created by a
     // process with another generation time). Should this fail, the tasks are leased but not held:
