@@ -29,7 +29,7 @@ const FIRST_PICTURE_FD = 3;
 function ffmpegArguments(scene: Scene, options: EncodeOptions): string[] {
   const { fps, frameCount, outputPath } = options;
   const inputs = scene.pictures.flatMap((picture, index) => [
-    ...["-f", "rawvideo", "-pix_fmt", picture.channels === 4 ? "rgba" : "rgb24"],
+    ...["-f", "rawvideo", "-pix_fmt", picture.pixelFormat],
     ...["-s", `${picture.width}x${picture.height}`, "-framerate", String(fps)],
     ...["-i", `pipe:${FIRST_PICTURE_FD + index}`],
   ]);
@@ -58,7 +58,7 @@ function ffmpegArguments(scene: Scene, options: EncodeOptions): string[] {
     // threads to repay their start-up.
     ...["-c:v", "libx264", "-preset", "ultrafast", "-qp", "20", "-x264-params", "cabac=1:8x8dct=1:trellis=0"],
     ...["-threads", "1", "-profile:v", "high", "-pix_fmt", "yuv420p"],
-    // swscale turns the RGB pictures into YUV with BT.601 limited-range coefficients: say so.
+    // The pictures are YUV with BT.601 limited-range coefficients (yuv-picture.ts): say so.
     ...["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"],
     ...["-color_range", "tv", "-movflags", "+faststart", "-f", "mp4", "-y", outputPath],
   ];

@@ -1,18 +1,26 @@
 import type { StillPicture } from "./scene-graph.js";
 
+/** White in BT.601 limited range: the brightest luma, neutral chroma. */
+const WHITE_LUMA = 235;
+const NEUTRAL_CHROMA = 128;
+
 /**
- * A round, soft white glow as a straight-alpha RGBA sprite, `diameter`
- * pixels square: nearly opaque in the middle, fading out towards the rim.
+ * A round, soft white glow as a straight-alpha yuva420p sprite, `diameter`
+ * pixels square (even): nearly opaque in the middle, fading out towards the rim.
  */
 export function orbSprite(diameter: number): StillPicture {
-  const pixels = Buffer.alloc(diameter * diameter * 4, 255);
+  const area = diameter * diameter;
+  const pixels = Buffer.alloc(area + area / 2 + area);
+  pixels.fill(WHITE_LUMA, 0, area);
+  pixels.fill(NEUTRAL_CHROMA, area, area + area / 2);
+  const alpha = area + area / 2;
   const radius = diameter / 2;
   for (let y = 0; y < diameter; y++) {
     for (let x = 0; x < diameter; x++) {
       const distance = Math.hypot(x + 0.5 - radius, y + 0.5 - radius) / radius;
       const opacity = distance >= 1 ? 0 : distance < 0.6 ? 0.95 - distance * 0.58 : (1 - distance) * 1.5;
-      pixels[(y * diameter + x) * 4 + 3] = Math.round(opacity * 255);
+      pixels[alpha + y * diameter + x] = Math.round(opacity * 255);
     }
   }
-  return { pixels, width: diameter, height: diameter, channels: 4 };
+  return { pixels, width: diameter, height: diameter, pixelFormat: "yuva420p" };
 }

@@ -78,7 +78,7 @@ function onMotif(kind: number, u: number, v: number, period: number): boolean {
 /**
  * The pattern at frame size as raw RGB: a diagonal gradient, the motif turned
  * by the look's angle at 55% opacity, five blobs at 45%; the first picture of a
- * text video (ffmpeg turns its hues for the last). Computed in 2x2 pixel
+ * text video (its hue-turned copy the last). Computed in 2x2 pixel
  * blocks, the grain of 4:2:0 chroma anyway: a few milliseconds of plain
  * arithmetic, where rasterising the same shapes as SVG took several times that.
  */

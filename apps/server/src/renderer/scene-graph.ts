@@ -1,20 +1,24 @@
 /**
  * The motion of a video as an ffmpeg filtergraph. The server hands ffmpeg a
- * few still pictures once (the prompt's pattern, fitted images, the orb) and
- * ffmpeg makes every frame from them with its own filters: held pictures
- * (`loop`), a wipe (`crop` + `overlay` at a moving column), a cross-fade
- * (`fade` of an alpha plane + `overlay`) and a sprite on a path (`overlay`).
- * No frame is made in JavaScript or sent through a pipe, and between two
- * frames only what moves changes, which x264 codes for almost nothing.
+ * few still pictures once (the prompt's pattern beside its hue-turned copy,
+ * fitted images, the orb) and ffmpeg makes every frame from them with its own
+ * filters: held pictures (`loop`), a wipe (`crop` + `hstack` at a moving
+ * column), a cross-fade (`fade` of an alpha plane + `overlay`) and a sprite
+ * on a path (`overlay`). No frame is made in JavaScript or sent through a
+ * pipe, and between two frames only what moves changes, which x264 codes for
+ * almost nothing.
  */
 import type { FrameSize } from "./output-geometry.js";
 
-/** A picture ffmpeg reads once, as raw bytes (RGB, or RGBA for sprites) over a pipe of its own. */
+/**
+ * A picture ffmpeg reads once, as raw planar YUV 4:2:0 over a pipe of its own
+ * (yuv-picture.ts): `yuva420p`, with a full-size alpha plane, for sprites.
+ */
 export interface StillPicture {
   pixels: Buffer;
   width: number;
   height: number;
-  channels: 3 | 4;
+  pixelFormat: "yuv420p" | "yuva420p";
 }
 
 /** What ffmpeg needs to make a video: input `i` is `pictures[i]`; the graph's output is `[video]`. */
@@ -62,15 +66,13 @@ function fadingIn(frames: number, fps: number, amount: string): string {
 }
 
 /** Labels `[<input>:v]` made into `count` streams named `<name>0`, `<name>1`, ... */
-function copies(input: number, name: string, count: number, format: string): string {
+function copies(input: number, name: string, count: number): string {
   const outputs = Array.from({ length: count }, (_, index) => `[${name}${index}]`).join("");
-  return `[${input}:v]format=${format},split=${count}${outputs}`;
+  return `[${input}:v]split=${count}${outputs}`;
 }
 
 export interface WipeLook {
-  /** Degrees the hues of the picture turn between the first frame and the last. */
-  hueSpin: number;
-  /** Whether the turned picture wipes in from the right (else from the left). */
+  /** Whether the turned picture wipes in from the right (else from the left): the pair's order. */
   fromRight: boolean;
   /** The orb's Lissajous path: frequencies and phase (radians). */
   orbFrequencyX: number;
@@ -79,57 +81,32 @@ export interface WipeLook {
 }
 
 /**
- * The RGB matrix that turns hues by `degrees` and keeps luminance (the
- * `hueRotate` of SVG's feColorMatrix), as `colorchannelmixer` options:
- * one pass over one picture, where ffmpeg's `hue` filter takes several times
- * the CPU of the whole wipe to set up.
+ * Text to video: the picture, then its turned copy wiping across it (eased),
+ * while the orb sprite traces a Lissajous curve. Both pictures come as one,
+ * `pair`, side by side, the turned copy on the side opposite the one it
+ * wipes in from; each frame is a window onto the pair (`crop` at the wipe's
+ * column) rotated by that column: the window next to itself (`hstack`, the
+ * one copy of pixels a frame takes) cropped again. Pictures: 0 the pair
+ * (twice the frame's width), 1 the orb (yuva420p, square).
  */
-export function hueRotation(degrees: number): string {
-  const cos = Math.cos((degrees * Math.PI) / 180);
-  const sin = Math.sin((degrees * Math.PI) / 180);
-  const matrix = [
-    [0.213 + cos * 0.787 - sin * 0.213, 0.715 - cos * 0.715 - sin * 0.715, 0.072 - cos * 0.072 + sin * 0.928],
-    [0.213 - cos * 0.213 + sin * 0.143, 0.715 + cos * 0.285 + sin * 0.14, 0.072 - cos * 0.072 - sin * 0.283],
-    [0.213 - cos * 0.213 - sin * 0.787, 0.715 - cos * 0.715 + sin * 0.715, 0.072 + cos * 0.928 + sin * 0.072],
-  ];
-  const channels = ["r", "g", "b"];
-  return `colorchannelmixer=${matrix
-    .flatMap((row, out) => row.map((value, from) => `${channels[out]}${channels[from]}=${value.toFixed(4)}`))
-    .join(":")}`;
-}
-
-/**
- * Text to video: the picture, then the same with its hues turned wiping
- * across it (eased), while the orb sprite traces a Lissajous curve.
- * Pictures: 0 the picture (RGB, frame size), 1 the orb (RGBA, square).
- */
-export function wipeScene(
-  picture: StillPicture,
-  orb: StillPicture,
-  look: WipeLook,
-  timing: SceneTiming,
-): Scene {
+export function wipeScene(pair: StillPicture, orb: StillPicture, look: WipeLook, timing: SceneTiming): Scene {
   const { size, frameCount, fps } = timing;
   const { width, height } = size;
   const last = Math.max(1, frameCount - 1);
   const revealed = `2*round(${width / 2}*${smoothstep(`n/${last}`)})`;
-  const left = look.fromRight ? `${width}-(${revealed})` : "0";
-  // The picture above its turned copy, one frame held; each frame swaps the revealed columns of
-  // the two halves (row copies) and keeps the upper half.
-  const wipe =
-    `swaprect=w='${revealed}':h=${height}:x1='${left}':y1=0:x2='${left}':y2=${height},` +
-    `crop=w=${width}:h=${height}:x=0:y=0`;
+  // The columns left of `split` show the right-hand picture of the pair, the others the left-hand one.
+  const split = look.fromRight ? `${width}-${revealed}` : revealed;
+  const window = `crop=w=${width}:h=${height}:x='${split}':y=0`;
+  const rotated = `crop=w=${width}:h=${height}:x='${width}-(${split})':y=0`;
   const angle = `2*PI*n/${last}`;
   const orbX = `2*round((sin(${angle}*${look.orbFrequencyX}+${look.orbPhase})+1)/4*${width - orb.width})`;
   const orbY = `2*round((sin(${angle}*${look.orbFrequencyY})+1)/4*${height - orb.height})`;
   const filter = [
-    `[0:v]split=2[picture][turning]`,
-    `[turning]${hueRotation(look.hueSpin)}[turned]`,
-    `[picture][turned]vstack,format=yuv420p,${held(frameCount, fps)},${wipe}[wiped]`,
-    `[1:v]format=yuva420p[orb]`,
-    `[wiped][orb]overlay=x='${orbX}':y='${orbY}'[video]`,
+    `[0:v]${held(frameCount, fps)},${window},split=2[window][again]`,
+    `[window][again]hstack,${rotated}[wiped]`,
+    `[wiped][1:v]overlay=x='${orbX}':y='${orbY}'[video]`,
   ].join(";");
-  return { pictures: [picture, orb], filter };
+  return { pictures: [pair, orb], filter };
 }
 
 /**
@@ -140,7 +117,7 @@ export function crossFadeScene(start: StillPicture, end: StillPicture, timing: S
   const { frameCount, fps } = timing;
   const last = Math.max(1, frameCount - 1);
   const filter = [
-    `[0:v]format=yuv420p,${held(frameCount, fps)}[start]`,
+    `[0:v]${held(frameCount, fps)}[start]`,
     `[1:v]${fadingIn(frameCount, fps, smoothstep(`N/${last}`))}[end]`,
     `[start][end]overlay=x=0:y=0[video]`,
   ].join(";");
@@ -171,7 +148,7 @@ export function sequenceScene(pictures: StillPicture[], fadeFrames: number, timi
     if (segment.fadeInto !== undefined) uses[segment.fadeInto]!++;
   }
   const parts = uses.map((count, index) =>
-    count === 0 ? `[${index}:v]nullsink` : copies(index, `p${index}_`, count, "yuv420p"),
+    count === 0 ? `[${index}:v]nullsink` : copies(index, `p${index}_`, count),
   );
   const next = uses.map(() => 0);
   const take = (index: number) => `[p${index}_${next[index]!++}]`;

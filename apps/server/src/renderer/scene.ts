@@ -3,18 +3,13 @@ import { drawCaption, renderCaption } from "./caption.js";
 import { fitImage } from "./input-image.js";
 import { orbSprite } from "./orb.js";
 import { promptLook, renderPattern } from "./prompt-pattern.js";
-import {
-  crossFadeScene,
-  type Scene,
-  type SceneTiming,
-  type StillPicture,
-  sequenceScene,
-  wipeScene,
-} from "./scene-graph.js";
+import { crossFadeScene, type Scene, type SceneTiming, sequenceScene, wipeScene } from "./scene-graph.js";
+import { hueRotation, IDENTITY, yuv420FromRgb } from "./yuv-picture.js";
 
 /**
  * The pictures a video is made of, drawn once (fitted images by sharp on
- * libuv's thread pool, the pattern, caption and orb in plain JS), and the motion ffmpeg makes of them
+ * libuv's thread pool, the pattern, caption and orb in plain JS) and handed
+ * over in YUV (yuv-picture.ts), and the motion ffmpeg makes of them
  * (scene-graph.ts). Picks the animation for the request form
  * (docs/api.md#request-forms: text, frame-to-frame, reference).
  */
@@ -26,10 +21,6 @@ export function sceneFor(request: GenerationRequest, timing: SceneTiming): Promi
     return referenceScene(request.prompt, request.reference_images, timing);
   }
   return textScene(request.prompt, timing);
-}
-
-function rgbPicture(pixels: Buffer, timing: SceneTiming): StillPicture {
-  return { pixels, ...timing.size, channels: 3 };
 }
 
 /** The caption band drawn over the bottom of an RGB picture, in place. */
@@ -47,16 +38,18 @@ function captioned(rgb: Buffer, text: string, timing: SceneTiming): Buffer {
 async function textScene(prompt: string, timing: SceneTiming): Promise<Scene> {
   const look = promptLook(prompt);
   const pattern = renderPattern(look, timing.size);
-  const picture = rgbPicture(captioned(pattern, prompt, timing), timing);
+  const rgb = captioned(pattern, prompt, timing);
+  // The pair the wipe reads: the turned copy on the side opposite the one it wipes in from.
+  const turned = hueRotation(look.hueSpin);
+  const pair = yuv420FromRgb(rgb, timing.size, look.driftFromRight ? [turned, IDENTITY] : [IDENTITY, turned]);
   const orbDiameter = Math.max(
     4,
     Math.round((Math.min(timing.size.width, timing.size.height) * 0.18) / 2) * 2,
   );
   return wipeScene(
-    picture,
+    pair,
     orbSprite(orbDiameter),
     {
-      hueSpin: look.hueSpin,
       fromRight: look.driftFromRight,
       orbFrequencyX: look.orbFrequencyX,
       orbFrequencyY: look.orbFrequencyY,
@@ -96,7 +89,7 @@ async function frameToFrameScene(startFrame: string, endFrame: string, timing: S
     ],
     timing,
   );
-  return crossFadeScene(rgbPicture(start!, timing), rgbPicture(end!, timing), timing);
+  return crossFadeScene(yuv420FromRgb(start!, timing.size), yuv420FromRgb(end!, timing.size), timing);
 }
 
 /**
@@ -110,7 +103,7 @@ async function referenceScene(prompt: string, images: string[], timing: SceneTim
     timing,
   );
   const pictures = fitted.map((rgb, index) =>
-    rgbPicture(captioned(rgb, `[reference ${index + 1}/${fitted.length}] ${prompt}`, timing), timing),
+    yuv420FromRgb(captioned(rgb, `[reference ${index + 1}/${fitted.length}] ${prompt}`, timing), timing.size),
   );
   const share = timing.frameCount / pictures.length;
   const fadeFrames = Math.min(Math.round(timing.fps * 0.4), Math.floor(share / 3));
