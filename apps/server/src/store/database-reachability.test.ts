@@ -114,6 +114,31 @@ describe("DatabaseReachability", () => {
     }
   });
 
+  it("gives up on every call still waiting when an episode starts, and on none that ended", async () => {
+    const { reachability } = tracked();
+    const outcomes: string[] = [];
+    let finishMiddle!: () => void;
+    const calls = [
+      reachability.serve(hanging),
+      reachability.serve(() => new Promise<string>((resolve) => (finishMiddle = () => resolve("answered")))),
+      reachability.serve(hanging),
+      reachability.serve(async () => "answered at once"),
+    ].map((call, index) =>
+      call.then(
+        (value) => outcomes.push(`${index}: ${value}`),
+        (error: unknown) =>
+          outcomes.push(`${index}: ${StoreUnavailableError.isInstance(error) ? "503" : error}`),
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    finishMiddle();
+    await vi.advanceTimersByTimeAsync(0);
+    reachability.lost("PostgreSQL unreachable: timeout expired");
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all(calls);
+    expect(outcomes.sort()).toEqual(["0: 503", "1: answered", "2: 503", "3: answered at once"]);
+  });
+
   it("gives up at once on work that began longer ago than its patience when an episode starts", async () => {
     const { reachability } = tracked();
     const started = Date.now();
