@@ -22,23 +22,26 @@ import { slot } from "./sql-executor.js";
 import { type ApiKeysTable, INLINE_REQUEST_BYTES, type TasksTable } from "./tables.js";
 import { KyselyTaskQueries } from "./task-queries.js";
 
-/** What authenticating needs of the key (`CallerKeyRecord`), selected as `key_<column>`. */
-const CALLER_KEY_COLUMNS = [
+/**
+ * What authenticating needs of a key these statements look up by its hash (`CallerKeyRecord`),
+ * selected as `key_<column>`: all but its hash, the one looked up. Each column returned is
+ * described, parsed and copied on every request.
+ */
+const FOUND_KEY_COLUMNS = [
   "id",
   "account_id",
-  "hash",
   "revoked_at",
   "expires_at",
   "last_used_at",
 ] as const satisfies readonly (keyof ApiKeysTable)[];
 
 /**
- * What the status body shows of the task (`TaskStatusRecord`), its account being the key's. A
- * status read reads no more: each column is parsed, described and copied on every read, and
- * the request, the largest, is never shown.
+ * What the status body shows of the task (`TaskStatusRecord`), its account being the key's and
+ * its id the one asked for. A status read reads no more: each column is parsed, described and
+ * copied on every read, and the request, the largest, is never shown. `state` is never null in a
+ * task's row: a null one is the left join's "no such task of this account".
  */
 const TASK_STATUS_COLUMNS = [
-  "id",
   "state",
   "failure_code",
   "progress",
@@ -64,17 +67,22 @@ const BIGINT_COLUMNS = new Set([
   "delta",
 ]);
 
-type CallerKeyRow = {
-  [column in (typeof CALLER_KEY_COLUMNS)[number] as `key_${column}`]: Selectable<ApiKeysTable>[column];
+type FoundKeyRow = {
+  [column in (typeof FOUND_KEY_COLUMNS)[number] as `key_${column}`]: Selectable<ApiKeysTable>[column];
 };
 
-type KeyAndTaskRow = Pick<Selectable<TasksTable>, (typeof TASK_STATUS_COLUMNS)[number]> & CallerKeyRow;
+type KeyAndTaskRow = Nullable<Pick<Selectable<TasksTable>, (typeof TASK_STATUS_COLUMNS)[number]>> &
+  FoundKeyRow;
 
-function callerKeyFromRow(row: CallerKeyRow): CallerKeyRecord {
+/** A left join's columns: null when nothing joined. */
+type Nullable<Row> = { [column in keyof Row]: Row[column] | null };
+
+/** The key found by `hash`, from its `FOUND_KEY_COLUMNS`. */
+function foundKey(row: FoundKeyRow, hash: string): CallerKeyRecord {
   return {
     id: row.key_id,
     accountId: row.key_account_id,
-    hash: row.key_hash,
+    hash,
     revokedAt: nullableInteger(row.key_revoked_at),
     expiresAt: nullableInteger(row.key_expires_at),
     lastUsedAt: nullableInteger(row.key_last_used_at),
@@ -86,11 +94,11 @@ export class KyselyRequestPathQueries extends QueryGroup {
     const query = this.cached("getApiKeyAndTask", () => this.keyAndTaskQuery(), [hash, taskId]);
     const row = await this.first<KeyAndTaskRow>(query);
     if (!row) return undefined;
-    const apiKey = callerKeyFromRow(row);
+    const apiKey = foundKey(row, hash);
     // No task row (a left join's nulls): the task does not exist or is another account's.
-    if (row.id === null) return { apiKey, task: undefined };
+    if (row.state === null) return { apiKey, task: undefined };
     const task: TaskStatusRecord = {
-      id: row.id,
+      id: taskId,
       accountId: apiKey.accountId,
       state: row.state as TaskStatusRecord["state"],
       failureCode: row.failure_code as TaskStatusRecord["failureCode"],
@@ -111,7 +119,7 @@ export class KyselyRequestPathQueries extends QueryGroup {
       .leftJoin("tasks", (join) =>
         join.on("tasks.id", "=", slot(1)).onRef("tasks.account_id", "=", "api_keys.account_id"),
       )
-      .select(CALLER_KEY_COLUMNS.map((column) => `api_keys.${column} as key_${column}` as const))
+      .select(FOUND_KEY_COLUMNS.map((column) => `api_keys.${column} as key_${column}` as const))
       .select(TASK_STATUS_COLUMNS.map((column) => `tasks.${column}` as const))
       .where("api_keys.hash", "=", slot(0));
   }
@@ -152,8 +160,8 @@ export class KyselyRequestPathQueries extends QueryGroup {
     if (!this.context.dataModifyingCtes) throw new Error("a key-checked create needs data-modifying CTEs");
     const row = await this.chargedTask({ keyHash, now }, task, charge);
     if (!row) return { apiKey: undefined };
-    // Found by this hash and only unrevoked: neither comes back from the statement.
-    const apiKey = callerKeyFromRow({ ...(row as ChargedKeyRow), key_hash: keyHash, key_revoked_at: null });
+    // Only an unrevoked key is found: its revocation does not come back from the statement.
+    const apiKey = foundKey({ ...(row as ChargedKeyRow), key_revoked_at: null }, keyHash);
     return Number(row.charged) === 1
       ? { apiKey, charged: true }
       : { apiKey, charged: false, credits: Number(row.credits) };
@@ -212,16 +220,10 @@ const LEDGER_COLUMNS = LEDGER_ROW_COLUMNS.filter((column) => column !== "account
 /** Who pays for a create: a named account, or the account of the key with this hash if it is live at `now`. */
 type Payer = { accountId: string } | { keyHash: string; now: number };
 
-/**
- * The key's columns a keyed create's statement returns: the caller's, but its hash (the one
- * looked up) and its revocation (none: only an unrevoked key is found). Each column returned is
- * described, parsed and copied on every create.
- */
-const CHARGED_KEY_COLUMNS = CALLER_KEY_COLUMNS.filter(
-  (column) => column !== "hash" && column !== "revoked_at",
-);
+/** The key's columns a keyed create's statement returns: its revocation is none (only a live key is found). */
+const CHARGED_KEY_COLUMNS = FOUND_KEY_COLUMNS.filter((column) => column !== "revoked_at");
 
-type ChargedKeyRow = Omit<CallerKeyRow, "key_hash" | "key_revoked_at">;
+type ChargedKeyRow = Omit<FoundKeyRow, "key_revoked_at">;
 
 /** `chargedTaskStatement`'s row: whether it charged; keyed, the live key (`key_<column>`), and its account's balance when refused. */
 type ChargedRow = { charged: number | string; credits?: number | string | null } & Partial<ChargedKeyRow>;
