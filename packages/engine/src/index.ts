@@ -15,7 +15,6 @@ export type * from "./engine.js";
 export { createEngine } from "./engine.js";
 export { internalErrorBody, serviceUnavailableBody } from "./http/api-error.js";
 export type { EngineEnv } from "./http/engine-env.js";
-export { rateLimitedError } from "./http/rate-limit-middleware.js";
 export {
   type RateLimitDecision,
   type RateLimiter,
@@ -23,6 +22,7 @@ export {
   RateLimiterHeaders,
   rateLimitDecision,
 } from "./http/rate-limiter.js";
+export { rateLimitedError } from "./http/rate-limiting.js";
 export type { RandomUUID } from "./ids.js";
 export { chargeForKey } from "./keys/key-checked-charge.js";
 export { NOSNIFF_HEADERS, setNoSniff } from "./no-sniff.js";

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { Clock } from "../clock.js";
 import type { EngineConfig } from "../config.js";
 import type { RandomUUID } from "../ids.js";
@@ -48,3 +49,9 @@ export interface EngineEnv {
     keyCheck?: KeyCheck;
   };
 }
+
+/**
+ * A request's handling under its context (request-context.ts): its response, or a refusal thrown
+ * (an `ApiError`) that the context turns into one. No `next`: each layer calls the one it wraps.
+ */
+export type RouteHandler = (c: Context<EngineEnv>) => Response | Promise<Response>;

@@ -1,9 +1,8 @@
-import type { Handler } from "hono";
-import type { EngineEnv } from "../engine-env.js";
+import type { RouteHandler } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
 
 /** `GET /api/gen/account` (an extension): the calling key's account and its balance, read fresh. */
-export function accountRoute(): Handler<EngineEnv> {
+export function accountRoute(): RouteHandler {
   return async (c) => {
     const accountId = c.get("caller").accountId;
     const account = await c.get("store").transaction((tx) => tx.getAccount(accountId), { readOnly: true });

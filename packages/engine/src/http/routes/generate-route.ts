@@ -1,5 +1,5 @@
 import { validationMessage } from "@genvideo/schema";
-import type { Context, Handler } from "hono";
+import type { Context } from "hono";
 import { withInsecureCallbacksHint } from "../../callback-url/callback-url-syntax.js";
 import { releaseIdempotent, requestFingerprint, startIdempotent } from "../../idempotency/idempotency.js";
 import { StoreUnavailableError } from "../../store/store-unavailable-error.js";
@@ -7,7 +7,7 @@ import { createTask, createTaskForKey } from "../../tasks/create-task.js";
 import { ApiError } from "../api-error.js";
 import { asInsufficientCredits, idempotencyKeyOf, idempotencyRefusal } from "../create-refusals.js";
 import { validateCreateRequest } from "../create-request-validation.js";
-import type { EngineEnv, HttpServices } from "../engine-env.js";
+import type { EngineEnv, HttpServices, RouteHandler } from "../engine-env.js";
 import { nextEventLoopTurn } from "../event-loop-turn.js";
 import { jsonResponse } from "../json-response.js";
 import type { KeyCheck } from "../key-check.js";
@@ -20,12 +20,12 @@ import { readJsonBody } from "../read-json-body.js";
  * the callback target (may resolve DNS), and credits in the creating transaction. A large body
  * (reference images) lets the event loop in between those passes, as while reading it.
  *
- * When the create's own statement checks the key (`keyCheck`, see `authMiddleware`), the caller
+ * When the create's own statement checks the key (`keyCheck`, see `authenticated`), the caller
  * is not known yet while the body is read and validated: a refusal of the request is answered
  * only once the key has been looked up (a 401 first), and so is a callback URL checked (nothing
  * is resolved for a caller without a live key).
  */
-export function generateRoute(services: HttpServices): Handler<EngineEnv> {
+export function generateRoute(services: HttpServices): RouteHandler {
   const { store, clock, config, observer } = services;
   const insertChargedTaskForKey = store.insertChargedTaskForKey?.bind(store);
 

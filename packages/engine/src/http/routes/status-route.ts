@@ -1,20 +1,21 @@
-import type { Context, Handler } from "hono";
+import type { Context } from "hono";
 import type { TaskStatusRecord } from "../../ports.js";
 import { taskStatusBody } from "../../tasks/status-view.js";
-import type { EngineEnv, HttpServices } from "../engine-env.js";
+import type { EngineEnv, HttpServices, RouteHandler } from "../engine-env.js";
 import { jsonResponse } from "../json-response.js";
 import { missingTask, taskIdParameter } from "./task-id.js";
 
 /**
  * `GET /api/gen/status/:task_id`: the task as of now, for its own account only. The task read
- * with the caller's key (auth-middleware.ts) is answered without waiting on anything but a
+ * with the caller's key (authentication.ts) is answered without waiting on anything but a
  * completed task's video URL: every promise a poll settles is garbage a busy server collects.
  */
-export function statusRoute(services: HttpServices): Handler<EngineEnv> {
+export function statusRoute(services: HttpServices): RouteHandler {
   return (c) => {
-    const taskId = taskIdParameter(c.req.param("task_id"));
+    // Read with the key only for a path whose id is a UUID already, taken from that same path.
     const prefetched = c.get("statusRead");
-    if (prefetched?.taskId === taskId) return answer(c, services, taskId, prefetched.task);
+    if (prefetched) return answer(c, services, prefetched.taskId, prefetched.task);
+    const taskId = taskIdParameter(c.req.param("task_id"));
     return c
       .get("store")
       .transaction((tx) => tx.getTask(taskId), { readOnly: true })

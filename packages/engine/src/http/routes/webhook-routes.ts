@@ -1,5 +1,4 @@
 import { WEBHOOK_REDELIVERY_MESSAGE } from "@genvideo/schema";
-import type { Handler } from "hono";
 import type { Store } from "../../ports.js";
 import {
   listTaskWebhookEvents,
@@ -7,7 +6,7 @@ import {
   webhookEventBody,
 } from "../../webhooks/webhook-events.js";
 import { ApiError } from "../api-error.js";
-import type { EngineEnv, HttpServices } from "../engine-env.js";
+import type { HttpServices, RouteHandler } from "../engine-env.js";
 import { missingTask, taskIdParameter } from "./task-id.js";
 
 async function ownTask(store: Store, taskIdValue: string | undefined, accountId: string) {
@@ -18,7 +17,7 @@ async function ownTask(store: Store, taskIdValue: string | undefined, accountId:
 }
 
 /** `GET /api/gen/tasks/:task_id/webhooks`: the task's notifications and every delivery attempt. */
-export function listWebhooksRoute(): Handler<EngineEnv> {
+export function listWebhooksRoute(): RouteHandler {
   return async (c) => {
     const store = c.get("store");
     const task = await ownTask(store, c.req.param("task_id"), c.get("caller").accountId);
@@ -28,7 +27,7 @@ export function listWebhooksRoute(): Handler<EngineEnv> {
 }
 
 /** `POST /api/gen/tasks/:task_id/webhooks/redeliver`: schedules the latest notification again (202). */
-export function redeliverWebhookRoute(services: HttpServices): Handler<EngineEnv> {
+export function redeliverWebhookRoute(services: HttpServices): RouteHandler {
   return async (c) => {
     const store = c.get("store");
     const task = await ownTask(store, c.req.param("task_id"), c.get("caller").accountId);

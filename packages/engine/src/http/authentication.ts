@@ -1,19 +1,19 @@
 import { API_PATHS } from "@genvideo/schema";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { type Authentication, callerByKeyHash, liveCaller, presentedKey } from "../keys/authenticate.js";
 import type { Store } from "../ports.js";
 import { AUTH_MESSAGES, type AuthFailure } from "./api-error.js";
-import type { EngineEnv, HttpServices } from "./engine-env.js";
+import type { EngineEnv, HttpServices, RouteHandler } from "./engine-env.js";
 import type { AuthAttempt } from "./failed-auth-limit.js";
 import { jsonResponse } from "./json-response.js";
 
 /**
- * Authenticates everything under /api before anything else runs: routing,
- * rate limits, body checks and even the 404 of an unknown route all come
+ * Authenticates everything under /api before anything else runs: `handle` (rate
+ * limits, body checks, the route, even the 404 of an unknown route) runs
  * after it. Only the Authorization header counts; a key in the query string
  * is never read.
  *
- * The key lookup is a transaction of its own and `next()` runs after it has
+ * The key lookup is a transaction of its own and `handle` runs after it has
  * ended, never inside: a store may run a transaction's work again (SQLite
  * when another process wrote in between, PostgreSQL on a serialization
  * failure), and the rest of the request (the route, its response) must run
@@ -32,13 +32,13 @@ import { jsonResponse } from "./json-response.js";
  * A client that failed too often lately (`FailedAuthLimit`) is answered 429
  * first, before its key is looked at.
  */
-export function authMiddleware(services: HttpServices): MiddlewareHandler<EngineEnv> {
+export function authenticated(services: HttpServices, handle: RouteHandler): RouteHandler {
   const { failedAuth, store } = services;
   // A create's key can ride in the create's own statement where the store can check it there and
   // no rate limit needs the key's id before the create (the limiter's buckets are the key's).
   const keyCheckedCreates =
     store.insertChargedTaskForKey !== undefined && !services.config.rateLimits.enabled;
-  return async (c, next) => {
+  return async (c) => {
     const header = c.req.header("authorization");
     const known = presentedKey(header);
     const presented = known instanceof Promise ? await known : known;
@@ -72,10 +72,12 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
           return conclude(c, services, attempt, now, result);
         },
       });
-      await next();
-      // Never concluded: the store failed in the create's statement, or the client went away.
-      if (open) attempt?.ended(false);
-      return;
+      try {
+        return await handle(c);
+      } finally {
+        // Never concluded: the store failed in the create's statement, or the client went away.
+        if (open) attempt?.ended(false);
+      }
     }
     const taskId = c.req.method === "GET" ? statusTaskIdOf(c.req.path) : undefined;
     let result: Authentication;
@@ -89,7 +91,7 @@ export function authMiddleware(services: HttpServices): MiddlewareHandler<Engine
     } catch (error) {
       return storeFailed(attempt, error);
     }
-    return conclude(c, services, attempt, now, result) ?? next();
+    return conclude(c, services, attempt, now, result) ?? handle(c);
   };
 }
 

@@ -1,12 +1,19 @@
-import type { MiddlewareHandler } from "hono";
 import { ApiError } from "./api-error.js";
-import type { EngineEnv, HttpServices } from "./engine-env.js";
+import type { HttpServices, RouteHandler } from "./engine-env.js";
+import { errorResponse } from "./error-response.js";
 
-/** Spends one token of the caller's `bucket`; 429 with Retry-After when there is none. */
-export function rateLimit(services: HttpServices, bucket: "create" | "read"): MiddlewareHandler<EngineEnv> {
-  return async (c, next) => {
-    if (!services.config.rateLimits.enabled) return next();
-    const limiter = services.limiters[bucket];
+/**
+ * Spends one token of the caller's `bucket` before `handle` runs: 429 with Retry-After when there
+ * is none. Every answer after it carries the bucket's RateLimit headers, a refusal of `handle`'s
+ * included.
+ */
+export function rateLimited(
+  services: HttpServices,
+  bucket: "create" | "read",
+  handle: RouteHandler,
+): RouteHandler {
+  const limiter = services.limiters[bucket];
+  return async (c) => {
     const decision = await limiter.take(c.get("caller").apiKey.id);
     const headers = {
       "RateLimit-Policy": limiter.policyHeader(),
@@ -15,8 +22,14 @@ export function rateLimit(services: HttpServices, bucket: "create" | "read"): Mi
     if (!decision.allowed) {
       throw rateLimitedError(bucket, limiter.perMinute, decision.retryAfterSeconds, headers);
     }
-    await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    let response: Response;
+    try {
+      response = await handle(c);
+    } catch (error) {
+      response = errorResponse(c, error, services.config.logger);
+    }
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
   };
 }
 
