@@ -37,7 +37,7 @@ import { gateTicks } from "../worker/tick-gate.js";
 import { startWorkerLoop } from "../worker/worker-loop.js";
 import { engineSettings } from "./engine-settings.js";
 import { renderCapacityWarning } from "./render-capacity.js";
-import { createRequestHandler } from "./request-handler.js";
+import { createRequestHandler, type RequestHandler } from "./request-handler.js";
 import { openServerDatabase } from "./server-database.js";
 import { openServerTelemetry } from "./server-telemetry.js";
 import { startingUpResponse } from "./starting-up.js";
@@ -115,7 +115,7 @@ export async function startNodeServer(
   const store = telemetry.store(database.store);
   const works = config.role !== "api";
   let accepting = true;
-  let handler: ((request: Request, env: unknown) => Promise<Response>) | undefined;
+  let handler: RequestHandler | undefined;
 
   // Listen first: with PORT=0 the public URL (in every video_url) needs the bound port.
   const server = serve({

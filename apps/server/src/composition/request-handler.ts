@@ -37,9 +37,13 @@ export interface RequestHandlerOptions {
 const SERVER_PATHS = new Set(["/", "/healthz", "/readyz", "/openapi.json", "/docs"]);
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
-export function createRequestHandler(
-  options: RequestHandlerOptions,
-): (request: Request, env?: unknown) => Promise<Response> {
+/**
+ * The server's `fetch`. Not an async function: the engine's promise goes to the Node server as it
+ * is, without a promise of its own around it to settle on every request.
+ */
+export type RequestHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
+
+export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
   const host = serverRoutes({
     db: options.db,
     openApiDocument: () => openApiDocument(options.publicUrl),
@@ -55,14 +59,15 @@ export function createRequestHandler(
   const dashboard = options.dashboard;
   const answeredUnavailable = options.answeredUnavailable;
   // Readiness answers 503 too when the database is out of reach: a probe, not a request refused.
+  const countedNow = (response: Response) => {
+    if (response.status === 503) answeredUnavailable?.();
+    return response;
+  };
   const counted = answeredUnavailable
-    ? async (pending: Promise<Response> | Response) => {
-        const response = await pending;
-        if (response.status === 503) answeredUnavailable();
-        return response;
-      }
+    ? (pending: Promise<Response> | Response) =>
+        pending instanceof Promise ? pending.then(countedNow) : countedNow(pending)
     : (pending: Promise<Response> | Response) => pending;
-  return async (request, env) => {
+  return (request, env) => {
     const url = request.url;
     // The path starts after "scheme://authority"; no URL object on the hot path.
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);

@@ -28,7 +28,7 @@ import {
 import { startTracing, type Tracing } from "../telemetry/tracing.js";
 import type { ServerDatabase } from "./server-database.js";
 
-type Handler = (request: Request, env?: unknown) => Promise<Response>;
+type Handler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 export interface ServerTelemetry {
   /** What the engine reports to; undefined when neither metrics nor traces are on. */

@@ -98,7 +98,7 @@ export function tracedSender<S extends WebhookSender>(sender: S): S {
 
 /** A server span per request, continuing the caller's trace when it sent a `traceparent`. */
 export function tracedHandler(
-  handler: (request: Request, env?: unknown) => Promise<Response>,
+  handler: (request: Request, env?: unknown) => Response | Promise<Response>,
 ): (request: Request, env?: unknown) => Promise<Response> {
   return (request, env) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers, headersGetter);
