@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { toFontText } from "./bitmap-font.js";
-import { renderCaption, wrapText } from "./caption.js";
+import { drawCaption, renderCaption, wrapText } from "./caption.js";
 import { outputSize } from "./output-geometry.js";
+import { IDENTITY, yuv420FromBlocks } from "./yuv-picture.js";
 
 describe("caption", () => {
   it("draws visible text with the built-in font (no installed font needed)", () => {
@@ -17,6 +18,31 @@ describe("caption", () => {
     expect(wrapText("the quick brown fox", 10, 5)).toEqual(["the quick", "brown fox"]);
     expect(wrapText("the quick brown fox jumps", 10, 2)).toEqual(["the quick", "brown f..."]);
     expect(wrapText("abcdefghijkl", 5, 5)).toEqual(["abcde", "fghij", "kl"]);
+  });
+
+  it("draws the band over the bottom of each copy in a yuv420p picture: darker, white text, greyer", () => {
+    const size = { width: 200, height: 100 };
+    const blocks = Buffer.alloc(100 * 50 * 3);
+    for (let offset = 0; offset < blocks.length; offset += 3) blocks.set([40, 160, 200], offset);
+    const picture = yuv420FromBlocks(blocks, size, [IDENTITY, IDENTITY]);
+    const before = Buffer.from(picture.pixels);
+    const caption = renderCaption("Hello", size.width, size.height)!;
+    drawCaption(picture, caption);
+    const { pixels, width } = picture;
+    const top = size.height - caption.height;
+    // Above the band nothing changes.
+    expect(pixels.subarray(0, top * width)).toEqual(before.subarray(0, top * width));
+    for (const left of [0, size.width]) {
+      const band = (x: number, y: number) => pixels[(top + y) * width + left + x]!;
+      // The band's padding is darker than the picture; the text is near white.
+      expect(band(1, 1)).toBeLessThan(before[0]! - 40);
+      let bright = 0;
+      for (let y = 0; y < caption.height; y++) for (let x = 0; x < 60; x++) if (band(x, y) > 200) bright++;
+      expect(bright).toBeGreaterThan(20);
+      // Chroma under the band is drawn towards grey (128).
+      const cb = width * size.height + ((size.height - 2) / 2) * (width / 2) + left / 2 + 40;
+      expect(Math.abs(pixels[cb]! - 128)).toBeLessThan(Math.abs(before[cb]! - 128));
+    }
   });
 
   it("maps text to the font's ASCII repertoire", () => {

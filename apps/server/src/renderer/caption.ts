@@ -1,5 +1,8 @@
 import { drawTextLine, FONT_CELL_HEIGHT, FONT_CELL_WIDTH, toFontText } from "./bitmap-font.js";
-import type { FrameSize } from "./output-geometry.js";
+import type { StillPicture } from "./scene-graph.js";
+
+/** Cb and Cr of a grey. */
+const NEUTRAL_CHROMA = 128;
 
 /** A straight (not premultiplied) RGBA image to composite over frames. */
 export interface Overlay {
@@ -56,19 +59,40 @@ export function renderCaption(text: string, frameWidth: number, frameHeight: num
   return { rgba, width, height };
 }
 
-/** Draws a caption band over the bottom of a raw RGB picture of `size`, in place (straight-alpha "over"). */
-export function drawCaption(rgb: Buffer, size: FrameSize, caption: Overlay): void {
-  const top = size.height - caption.height;
-  for (let y = Math.max(0, -top); y < caption.height; y++) {
-    const row = top + y;
-    for (let x = 0; x < Math.min(caption.width, size.width); x++) {
-      const source = (y * caption.width + x) * 4;
-      const alpha = caption.rgba[source + 3]! / 255;
-      if (alpha === 0) continue;
-      const target = (row * size.width + x) * 3;
-      for (let channel = 0; channel < 3; channel++) {
-        const under = rgb[target + channel]!;
-        rgb[target + channel] = Math.round(under + (caption.rgba[source + channel]! - under) * alpha);
+/**
+ * Draws a caption band over the bottom of a yuv420p picture, in place
+ * (straight-alpha "over"), once for each caption-wide copy side by side in
+ * it. The band is white and black, greys only, so it is drawn on luma and
+ * draws chroma towards neutral by each 2x2 block's mean alpha: what
+ * converting the blend from RGB gives.
+ */
+export function drawCaption(picture: StillPicture, caption: Overlay): void {
+  const { pixels, width, height } = picture;
+  const luma = width * height;
+  const top = height - caption.height;
+  for (let left = 0; left + caption.width <= width; left += caption.width) {
+    for (let y = Math.max(0, top); y < height; y += 1) {
+      for (let x = 0; x < caption.width; x++) {
+        const source = ((y - top) * caption.width + x) * 4;
+        const alpha = caption.rgba[source + 3]! / 255;
+        if (alpha === 0) continue;
+        const at = y * width + left + x;
+        const level = 16 + (219 * caption.rgba[source]!) / 255;
+        pixels[at] = Math.round(pixels[at]! + (level - pixels[at]!) * alpha);
+      }
+    }
+    for (let y = Math.max(0, top - (top % 2)); y < height; y += 2) {
+      for (let x = 0; x < caption.width; x += 2) {
+        let alpha = 0;
+        for (let corner = 0; corner < 4; corner++) {
+          const row = y + (corner >> 1) - top;
+          if (row >= 0) alpha += caption.rgba[(row * caption.width + x + (corner & 1)) * 4 + 3]! / 255 / 4;
+        }
+        if (alpha === 0) continue;
+        const at = luma + (y / 2) * (width / 2) + (left + x) / 2;
+        for (const plane of [at, at + luma / 4]) {
+          pixels[plane] = Math.round(pixels[plane]! + (NEUTRAL_CHROMA - pixels[plane]!) * alpha);
+        }
       }
     }
   }

@@ -76,11 +76,12 @@ function onMotif(kind: number, u: number, v: number, period: number): boolean {
 }
 
 /**
- * The pattern at frame size as raw RGB: a diagonal gradient, the motif turned
- * by the look's angle at 55% opacity, five blobs at 45%; the first picture of a
- * text video (its hue-turned copy the last). Computed in 2x2 pixel
- * blocks, the grain of 4:2:0 chroma anyway: a few milliseconds of plain
- * arithmetic, where rasterising the same shapes as SVG took several times that.
+ * The pattern, one RGB colour per 2x2 block of the frame (the grain of 4:2:0
+ * chroma anyway): a picture of half the frame's width and height, raw RGB. A
+ * diagonal gradient, the motif turned by the look's angle at 55% opacity, five
+ * blobs at 45%; the first picture of a text video (its hue-turned copy the
+ * last). A few milliseconds of plain arithmetic, where rasterising the same
+ * shapes as SVG took several times that.
  */
 export function renderPattern(look: PromptLook, frame: FrameSize): Buffer {
   const { width, height } = frame;
@@ -96,8 +97,8 @@ export function renderPattern(look: PromptLook, frame: FrameSize): Buffer {
     const radius = blob.radius * Math.min(width, height);
     return { x: blob.x * width, y: blob.y * height, squared: radius * radius, colour: hsl(blob.hue, 70, 60) };
   });
-  const rgb = Buffer.allocUnsafe(width * height * 3);
-  const rowBytes = width * 3;
+  const blocks = Buffer.allocUnsafe((width / 2) * (height / 2) * 3);
+  let offset = 0;
   // The blobs that reach a row, found once per row: most blocks then test one or two blobs, not five.
   const reaching: typeof blobs = [];
   for (let y = 0; y < height; y += 2) {
@@ -123,13 +124,10 @@ export function renderPattern(look: PromptLook, frame: FrameSize): Buffer {
           b += (blob.colour[2] - b) * 0.45;
         }
       }
-      const offset = y * rowBytes + x * 3;
-      rgb[offset] = rgb[offset + 3] = r + 0.5;
-      rgb[offset + 1] = rgb[offset + 4] = g + 0.5;
-      rgb[offset + 2] = rgb[offset + 5] = b + 0.5;
+      blocks[offset++] = r + 0.5;
+      blocks[offset++] = g + 0.5;
+      blocks[offset++] = b + 0.5;
     }
-    // The block's second row repeats the first (frame sizes are even).
-    rgb.copy(rgb, (y + 1) * rowBytes, y * rowBytes, (y + 1) * rowBytes);
   }
-  return rgb;
+  return blocks;
 }

@@ -6,7 +6,7 @@ import { decodeFrame } from "../../test/support/decode-video.js";
 import { resolveFfmpegPath } from "./ffmpeg-path.js";
 import { encodeH264 } from "./h264-encoder.js";
 import { type StillPicture, wipeScene } from "./scene-graph.js";
-import { hueRotation, IDENTITY, yuv420FromRgb } from "./yuv-picture.js";
+import { hueRotation, IDENTITY, yuv420FromBlocks } from "./yuv-picture.js";
 
 const size = { width: 64, height: 36 };
 const frameCount = 12;
@@ -44,9 +44,9 @@ describe("wipeScene", () => {
   it.each([false, true])(
     "wipes the turned picture in (from the right: %s), column by column",
     async (fromRight) => {
-      const rgb = Buffer.alloc(size.width * size.height * 3);
-      for (let offset = 0; offset < rgb.length; offset += 3) rgb.set(RED, offset);
-      const pair = yuv420FromRgb(rgb, size, fromRight ? [TURNED, IDENTITY] : [IDENTITY, TURNED]);
+      const blocks = Buffer.alloc((size.width / 2) * (size.height / 2) * 3);
+      for (let offset = 0; offset < blocks.length; offset += 3) blocks.set(RED, offset);
+      const pair = yuv420FromBlocks(blocks, size, fromRight ? [TURNED, IDENTITY] : [IDENTITY, TURNED]);
       const look = { fromRight, orbFrequencyX: 1, orbFrequencyY: 1, orbPhase: 0 };
       const scene = wipeScene(pair, invisible, look, { size, frameCount, fps: 12 });
       const outputPath = join(dir, `wipe-${fromRight}.mp4`);

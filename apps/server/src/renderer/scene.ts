@@ -3,8 +3,15 @@ import { drawCaption, renderCaption } from "./caption.js";
 import { fitImage } from "./input-image.js";
 import { orbSprite } from "./orb.js";
 import { promptLook, renderPattern } from "./prompt-pattern.js";
-import { crossFadeScene, type Scene, type SceneTiming, sequenceScene, wipeScene } from "./scene-graph.js";
-import { hueRotation, IDENTITY, yuv420FromRgb } from "./yuv-picture.js";
+import {
+  crossFadeScene,
+  type Scene,
+  type SceneTiming,
+  type StillPicture,
+  sequenceScene,
+  wipeScene,
+} from "./scene-graph.js";
+import { hueRotation, IDENTITY, yuv420FromBlocks, yuv420FromRgb } from "./yuv-picture.js";
 
 /**
  * The pictures a video is made of, drawn once (fitted images by sharp on
@@ -23,11 +30,11 @@ export function sceneFor(request: GenerationRequest, timing: SceneTiming): Promi
   return textScene(request.prompt, timing);
 }
 
-/** The caption band drawn over the bottom of an RGB picture, in place. */
-function captioned(rgb: Buffer, text: string, timing: SceneTiming): Buffer {
+/** The caption band drawn over the bottom of a yuv420p picture (each frame-wide copy in it), in place. */
+function captioned(picture: StillPicture, text: string, timing: SceneTiming): StillPicture {
   const caption = renderCaption(text, timing.size.width, timing.size.height);
-  if (caption) drawCaption(rgb, timing.size, caption);
-  return rgb;
+  if (caption) drawCaption(picture, caption);
+  return picture;
 }
 
 /**
@@ -37,11 +44,14 @@ function captioned(rgb: Buffer, text: string, timing: SceneTiming): Buffer {
  */
 async function textScene(prompt: string, timing: SceneTiming): Promise<Scene> {
   const look = promptLook(prompt);
-  const pattern = renderPattern(look, timing.size);
-  const rgb = captioned(pattern, prompt, timing);
   // The pair the wipe reads: the turned copy on the side opposite the one it wipes in from.
   const turned = hueRotation(look.hueSpin);
-  const pair = yuv420FromRgb(rgb, timing.size, look.driftFromRight ? [turned, IDENTITY] : [IDENTITY, turned]);
+  const matrices = look.driftFromRight ? [turned, IDENTITY] : [IDENTITY, turned];
+  const pair = captioned(
+    yuv420FromBlocks(renderPattern(look, timing.size), timing.size, matrices),
+    prompt,
+    timing,
+  );
   const orbDiameter = Math.max(
     4,
     Math.round((Math.min(timing.size.width, timing.size.height) * 0.18) / 2) * 2,
@@ -103,7 +113,7 @@ async function referenceScene(prompt: string, images: string[], timing: SceneTim
     timing,
   );
   const pictures = fitted.map((rgb, index) =>
-    yuv420FromRgb(captioned(rgb, `[reference ${index + 1}/${fitted.length}] ${prompt}`, timing), timing.size),
+    captioned(yuv420FromRgb(rgb, timing.size), `[reference ${index + 1}/${fitted.length}] ${prompt}`, timing),
   );
   const share = timing.frameCount / pictures.length;
   const fadeFrames = Math.min(Math.round(timing.fps * 0.4), Math.floor(share / 3));

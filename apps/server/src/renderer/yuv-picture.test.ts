@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hueRotation, IDENTITY, yuv420FromRgb } from "./yuv-picture.js";
+import { hueRotation, IDENTITY, yuv420FromBlocks, yuv420FromRgb } from "./yuv-picture.js";
 
 /** An RGB picture of `width` x `height` filled with one colour. */
 function solid(width: number, height: number, [red, green, blue]: [number, number, number]): Buffer {
@@ -35,12 +35,26 @@ describe("yuv420FromRgb", () => {
     expect([...pixels]).toEqual([235, 16, 16, 235, 128, 128]);
   });
 
+  it("converts a picture drawn in 2x2 blocks as it converts the same picture at full size", () => {
+    // 2x2 blocks: red, green / blue, grey; as RGB at full size, each colour fills its block.
+    const blocks = Buffer.from([200, 30, 30, 20, 180, 40, 30, 40, 220, 128, 128, 128]);
+    const rgb = Buffer.alloc(4 * 4 * 3);
+    for (let y = 0; y < 4; y++) {
+      for (let x = 0; x < 4; x++) {
+        const block = (Math.floor(y / 2) * 2 + Math.floor(x / 2)) * 3;
+        blocks.copy(rgb, (y * 4 + x) * 3, block, block + 3);
+      }
+    }
+    const size = { width: 4, height: 4 };
+    expect(yuv420FromBlocks(blocks, size).pixels).toEqual(yuv420FromRgb(rgb, size).pixels);
+  });
+
   it("puts one copy per colour matrix side by side", () => {
-    const rgb = solid(4, 2, [200, 60, 30]);
+    const blocks = Buffer.from([200, 60, 30, 200, 60, 30]);
     const size = { width: 4, height: 2 };
-    const plain = yuv420FromRgb(rgb, size).pixels;
-    const turned = yuv420FromRgb(rgb, size, [hueRotation(120)]).pixels;
-    const pair = yuv420FromRgb(rgb, size, [IDENTITY, hueRotation(120)]);
+    const plain = yuv420FromBlocks(blocks, size).pixels;
+    const turned = yuv420FromBlocks(blocks, size, [hueRotation(120)]).pixels;
+    const pair = yuv420FromBlocks(blocks, size, [IDENTITY, hueRotation(120)]);
     expect(pair).toMatchObject({ width: 8, height: 2 });
     // Luma rows of 8, then Cb and Cr rows of 4: each row is the plain copy, then the turned one.
     const halves = (from: number, length: number) => [
@@ -56,10 +70,25 @@ describe("yuv420FromRgb", () => {
   });
 
   it("turns no hue at 0 degrees and leaves greys grey at any angle", () => {
-    const rgb = solid(2, 2, [90, 140, 200]);
     const size = { width: 2, height: 2 };
-    expect(yuv420FromRgb(rgb, size, [hueRotation(0)]).pixels).toEqual(yuv420FromRgb(rgb, size).pixels);
-    const grey = yuv420FromRgb(solid(2, 2, [128, 128, 128]), size, [hueRotation(137)]).pixels;
+    const blue = Buffer.from([90, 140, 200]);
+    expect(yuv420FromBlocks(blue, size, [hueRotation(0)]).pixels).toEqual(
+      yuv420FromBlocks(blue, size).pixels,
+    );
+    const grey = yuv420FromBlocks(Buffer.from([128, 128, 128]), size, [hueRotation(137)]).pixels;
     expect([grey[4], grey[5]]).toEqual([128, 128]);
+  });
+
+  it("smooths chroma down the columns, not luma", () => {
+    // Four block rows: red, red, blue, blue.
+    const blocks = Buffer.from([200, 30, 30, 200, 30, 30, 30, 40, 220, 30, 40, 220]);
+    const { pixels } = yuv420FromBlocks(blocks, { width: 2, height: 8 });
+    const luma = [...pixels.subarray(0, 16)];
+    expect(new Set(luma.slice(0, 8)).size).toBe(1);
+    const cb = [...pixels.subarray(16, 20)];
+    // Cb of red is low, of blue high: the two middle rows move towards each other.
+    expect(cb[0]).toBeLessThan(cb[1]!);
+    expect(cb[1]).toBeLessThan(cb[2]!);
+    expect(cb[2]).toBeLessThan(cb[3]!);
   });
 });

@@ -50,105 +50,116 @@ function clip255(value: number): number {
 }
 
 /**
- * An RGB picture (sizes even, as every frame size is) as yuv420p, once for
- * each colour matrix (applied to the RGB, clipped to 0..255), side by side
- * in one picture: the text scene's pattern and its hue-turned copy are
- * converted in one pass. Luma per pixel; chroma the mean of each 2x2 block,
- * then smoothed down the columns ([1, 6, 1] / 8 over the block rows), about
- * as ffmpeg's own conversion (swscale's bicubic) does: chroma with the
- * blocks' hard edges made the videos 5% larger. A block of four equal pixels
- * (all of the prompt's pattern but its caption) is converted once.
+ * A picture drawn in 2x2 blocks (`blocks`: raw RGB at half the frame's width
+ * and height, one colour a block, as the prompt's pattern is drawn) as
+ * yuv420p, once for each colour matrix (applied to the RGB, clipped to
+ * 0..255), side by side in one picture: the text scene's pattern and its
+ * hue-turned copy in one pass, each block converted once.
  */
-export function yuv420FromRgb(
-  rgb: Buffer,
+export function yuv420FromBlocks(
+  blocks: Buffer,
   size: FrameSize,
   matrices: readonly ColourMatrix[] = [IDENTITY],
 ): StillPicture {
-  const { height } = size;
-  const copies = matrices.length;
-  const width = size.width * copies;
-  const luma = width * height;
+  const picture = allocate(size, matrices.length);
+  const { pixels, width } = picture;
+  const luma = width * size.height;
   const chroma = luma / 4;
-  const pixels = Buffer.allocUnsafe(luma + 2 * chroma);
-  // The matrices one after the other, 9 numbers each, read by index in the loops below.
+  // The matrices one after the other, 9 numbers each, read by index in the loop below.
   const m = Float64Array.from(matrices.flat());
-  const rowBytes = size.width * 3;
-  for (let y = 0; y < height; y += 2) {
-    let source = y * rowBytes;
+  let source = 0;
+  for (let y = 0; y < size.height; y += 2) {
     let target = y * width;
     let cb = luma + (y / 2) * (width / 2);
-    for (let x = 0; x < size.width; x += 2, source += 6, target += 2, cb++) {
-      const below = source + rowBytes;
-      const red = rgb[source]!;
-      const green = rgb[source + 1]!;
-      const blue = rgb[source + 2]!;
-      const flat =
-        red === rgb[source + 3] &&
-        green === rgb[source + 4] &&
-        blue === rgb[source + 5] &&
-        red === rgb[below] &&
-        green === rgb[below + 1] &&
-        blue === rgb[below + 2] &&
-        red === rgb[below + 3] &&
-        green === rgb[below + 4] &&
-        blue === rgb[below + 5];
-      for (let copy = 0, k = 0; copy < copies; copy++, k += 9) {
+    for (let x = 0; x < size.width; x += 2, source += 3, target += 2, cb++) {
+      const red = blocks[source]!;
+      const green = blocks[source + 1]!;
+      const blue = blocks[source + 2]!;
+      for (let copy = 0, k = 0; copy < matrices.length; copy++, k += 9) {
+        const r = clip255(m[k]! * red + m[k + 1]! * green + m[k + 2]! * blue);
+        const g = clip255(m[k + 3]! * red + m[k + 4]! * green + m[k + 5]! * blue);
+        const b = clip255(m[k + 6]! * red + m[k + 7]! * green + m[k + 8]! * blue);
         const at = target + copy * size.width;
-        let r: number;
-        let g: number;
-        let b: number;
-        if (flat) {
-          r = clip255(m[k]! * red + m[k + 1]! * green + m[k + 2]! * blue);
-          g = clip255(m[k + 3]! * red + m[k + 4]! * green + m[k + 5]! * blue);
-          b = clip255(m[k + 6]! * red + m[k + 7]! * green + m[k + 8]! * blue);
-          // A typed array truncates what it stores: + 0.5 rounds.
-          const level = 16.5 + Y_R * r + Y_G * g + Y_B * b;
-          pixels[at] = level;
-          pixels[at + 1] = level;
-          pixels[at + width] = level;
-          pixels[at + width + 1] = level;
-        } else {
-          r = 0;
-          g = 0;
-          b = 0;
-          for (let corner = 0; corner < 4; corner++) {
-            const from = (corner < 2 ? source : below) + (corner & 1) * 3;
-            const cornerRed = rgb[from]!;
-            const cornerGreen = rgb[from + 1]!;
-            const cornerBlue = rgb[from + 2]!;
-            const outRed = clip255(m[k]! * cornerRed + m[k + 1]! * cornerGreen + m[k + 2]! * cornerBlue);
-            const outGreen = clip255(
-              m[k + 3]! * cornerRed + m[k + 4]! * cornerGreen + m[k + 5]! * cornerBlue,
-            );
-            const outBlue = clip255(m[k + 6]! * cornerRed + m[k + 7]! * cornerGreen + m[k + 8]! * cornerBlue);
-            pixels[at + (corner >> 1) * width + (corner & 1)] =
-              16.5 + Y_R * outRed + Y_G * outGreen + Y_B * outBlue;
-            r += outRed / 4;
-            g += outGreen / 4;
-            b += outBlue / 4;
-          }
-        }
-        const at2 = cb + (copy * size.width) / 2;
-        pixels[at2] = 128.5 + CB_R * r + CB_G * g + CB_B * b;
-        pixels[at2 + chroma] = 128.5 + CR_R * r + CR_G * g + CR_B * b;
+        // A typed array truncates what it stores: + 0.5 rounds.
+        const level = 16.5 + Y_R * r + Y_G * g + Y_B * b;
+        pixels[at] = level;
+        pixels[at + 1] = level;
+        pixels[at + width] = level;
+        pixels[at + width + 1] = level;
+        const chromaAt = cb + (copy * size.width) / 2;
+        pixels[chromaAt] = 128.5 + CB_R * r + CB_G * g + CB_B * b;
+        pixels[chromaAt + chroma] = 128.5 + CR_R * r + CR_G * g + CR_B * b;
       }
     }
   }
-  smoothColumns(pixels, luma, width / 2, height / 2);
-  smoothColumns(pixels, luma + chroma, width / 2, height / 2);
-  return { pixels, width, height, pixelFormat: "yuv420p" };
+  return smoothChroma(picture);
+}
+
+/** A raw RGB picture (a fitted image) as yuv420p: luma per pixel, chroma from each 2x2 block's mean. */
+export function yuv420FromRgb(rgb: Buffer, size: FrameSize): StillPicture {
+  const picture = allocate(size, 1);
+  const { pixels, width, height } = picture;
+  const luma = width * height;
+  const rowBytes = width * 3;
+  let cb = luma;
+  for (let y = 0; y < height; y += 2) {
+    let source = y * rowBytes;
+    let target = y * width;
+    for (let x = 0; x < width; x += 2, source += 6, target += 2, cb++) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      for (let corner = 0; corner < 4; corner++) {
+        const at = source + (corner >> 1) * rowBytes + (corner & 1) * 3;
+        const red = rgb[at]!;
+        const green = rgb[at + 1]!;
+        const blue = rgb[at + 2]!;
+        pixels[target + (corner >> 1) * width + (corner & 1)] = 16.5 + Y_R * red + Y_G * green + Y_B * blue;
+        r += red / 4;
+        g += green / 4;
+        b += blue / 4;
+      }
+      pixels[cb] = 128.5 + CB_R * r + CB_G * g + CB_B * b;
+      pixels[cb + luma / 4] = 128.5 + CR_R * r + CR_G * g + CR_B * b;
+    }
+  }
+  return smoothChroma(picture);
+}
+
+/** A yuv420p picture of `copies` frames side by side, its pixels to be written. */
+function allocate(size: FrameSize, copies: number): StillPicture {
+  const width = size.width * copies;
+  return {
+    pixels: Buffer.allocUnsafe(width * size.height * 1.5),
+    width,
+    height: size.height,
+    pixelFormat: "yuv420p",
+  };
+}
+
+/**
+ * Chroma smoothed down the columns ([1, 6, 1] / 8 over the block rows), about
+ * as ffmpeg's own conversion (swscale's bicubic) does: chroma with the
+ * blocks' hard edges made the videos 5% larger.
+ */
+function smoothChroma(picture: StillPicture): StillPicture {
+  const luma = picture.width * picture.height;
+  smoothColumns(picture.pixels, luma, picture.width / 2, picture.height / 2);
+  smoothColumns(picture.pixels, luma + luma / 4, picture.width / 2, picture.height / 2);
+  return picture;
 }
 
 /** [1, 6, 1] / 8 down the columns of a plane at `offset`, in place; the edge rows repeat. */
 function smoothColumns(pixels: Buffer, offset: number, width: number, rows: number): void {
-  let above = Uint8Array.from(pixels.subarray(offset, offset + width));
-  let current = new Uint8Array(width);
-  for (let row = 0; row < rows; row++) {
-    const start = offset + row * width;
-    current.set(pixels.subarray(start, start + width));
-    const below = row + 1 < rows ? start + width : start;
-    for (let x = 0; x < width; x++)
-      pixels[start + x] = (above[x]! + 6 * current[x]! + pixels[below + x]! + 4) >> 3;
-    [above, current] = [current, above];
+  for (let x = 0; x < width; x++) {
+    let at = offset + x;
+    let above = pixels[at]!;
+    let current = above;
+    for (let row = 0; row < rows; row++, at += width) {
+      const below = row + 1 < rows ? pixels[at + width]! : current;
+      pixels[at] = (above + 6 * current + below + 4) >> 3;
+      above = current;
+      current = below;
+    }
   }
 }
