@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from "@genvideo/engine";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../logging/logger.js";
-import { DatabaseReachability } from "./database-reachability.js";
+import { DatabaseReachability, type ServedCall } from "./database-reachability.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -17,9 +17,11 @@ function tracked() {
 
 const refused = () =>
   Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:5432"), { code: "ECONNREFUSED" });
-/** Work that never ends unless its signal aborts. */
-const hanging = (signal: AbortSignal) =>
-  new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("reset"))));
+/** Work that never ends unless it is given up on. */
+const hanging = (call: ServedCall) =>
+  new Promise<never>((_, reject) => {
+    call.onGiveUp = () => reject(new Error("reset"));
+  });
 
 describe("DatabaseReachability", () => {
   it("logs one warning when an episode starts and one line when it ends, with what it cost", async () => {
@@ -81,10 +83,10 @@ describe("DatabaseReachability", () => {
   it("never cuts work short outside an episode", async () => {
     const { reachability } = tracked();
     let aborted = false;
-    const slow = reachability.serve(async (signal) => {
-      signal.addEventListener("abort", () => {
+    const slow = reachability.serve(async (call) => {
+      call.onGiveUp = () => {
         aborted = true;
-      });
+      };
       await new Promise((resolve) => setTimeout(resolve, 60_000));
       return "slow but healthy";
     });

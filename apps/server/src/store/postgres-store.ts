@@ -24,7 +24,7 @@ import {
 } from "@genvideo/engine";
 import { type CompiledQuery, Kysely, PostgresDialect, SelectQueryNode } from "kysely";
 import pg from "pg";
-import { DatabaseReachability } from "./database-reachability.js";
+import { DatabaseReachability, type ServedCall } from "./database-reachability.js";
 import { resetConnection, watchForDeadPath } from "./dead-path-watch.js";
 import { createStoreTransaction } from "./kysely-store.js";
 import { migrateToLatest } from "./migrations.js";
@@ -207,19 +207,19 @@ export function createPostgresStore(
   let closed = false;
 
   /**
-   * A connection from the pool; one that comes after `signal` aborted goes back at once, unused.
-   * The wait for it is not raced against `signal`: the caller is answered at the give-up by
-   * `reachability.serve`'s own race, and what must hold here, that nothing is sent once given
-   * up on, is the check after the connection comes. A race of its own (a promise bound to the
+   * A connection from the pool; one that comes after the call was given up on goes back at once,
+   * unused. The wait for it is not raced against the give-up: the caller is answered at the
+   * give-up by `reachability.serve`, and what must hold here, that nothing is sent once given up
+   * on, is the check after the connection comes. A race of its own (a promise bound to an abort
    * signal, an abort listener, a then() to return a late connection) cost a status read about
    * 5 us of CPU whenever the pool was busy, which under load is always.
    */
-  async function connect(signal: AbortSignal): Promise<pg.PoolClient> {
-    if (signal.aborted) throw signal.reason;
+  async function connect(call: ServedCall): Promise<pg.PoolClient> {
+    if (call.givenUp) throw call.givenUp;
     const client = await pool.connect();
-    if (signal.aborted) {
+    if (call.givenUp) {
       client.release();
-      throw signal.reason;
+      throw call.givenUp;
     }
     return client;
   }
@@ -227,9 +227,9 @@ export function createPostgresStore(
   async function attempt<T>(
     work: (context: QueryContext) => Promise<T>,
     hints: TransactionOptions,
-    signal: AbortSignal,
+    call: ServedCall,
   ): Promise<T> {
-    const client = await connect(signal);
+    const client = await connect(call);
     let writes = 0;
     let open = true;
     let begun: Promise<unknown> | undefined;
@@ -245,14 +245,13 @@ export function createPostgresStore(
     client.on("error", onConnectionError);
     // Given up on (the database out of reach): nothing more is sent, and what is on its way is
     // discarded with the connection, so that it cannot run after the caller was told it failed.
-    const onGiveUp = () => {
+    call.onGiveUp = () => {
       open = false;
-      broken = signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+      broken = call.givenUp;
       const socket = (client as unknown as { connection?: { stream?: import("node:net").Socket } }).connection
         ?.stream;
       if (socket) resetConnection(socket, "given up on");
     };
-    signal.addEventListener("abort", onGiveUp, { once: true });
     const run = async (query: PreparedQuery) => {
       assertTransactionOpen(open);
       if (hints.readOnly) {
@@ -301,7 +300,7 @@ export function createPostgresStore(
       }
       throw error;
     } finally {
-      signal.removeEventListener("abort", onGiveUp);
+      call.onGiveUp = undefined;
       client.removeListener("error", onConnectionError);
       // A connection that failed (or whose rollback failed) is in an unknown state: the pool drops it.
       client.release(broken);
@@ -311,10 +310,10 @@ export function createPostgresStore(
   /** Runs `work` as a transaction (see `Store.transaction`): retried when PostgreSQL aborted it. */
   async function run<T>(work: (context: QueryContext) => Promise<T>, hints: TransactionOptions): Promise<T> {
     if (closed) throw new Error("the store is closed");
-    return reachability.serve(async (signal) => {
+    return reachability.serve(async (call) => {
       for (let attemptNumber = 1; ; attemptNumber++) {
         try {
-          return await attempt(work, hints, signal);
+          return await attempt(work, hints, call);
         } catch (error) {
           if (attemptNumber >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
           // Both victims of a deadlock retrying in step would meet again: spread them out.
