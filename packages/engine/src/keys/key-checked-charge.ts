@@ -20,6 +20,8 @@ export async function chargeForKey(
   const { accountId } = found.caller;
   if (await tx.insertChargedTask({ ...task, accountId }, { ...charge, accountId }))
     return { apiKey, charged: true };
+  // A key's account always exists (accounts are never deleted): without one, a store is broken.
   const account = await tx.getAccount(accountId);
-  return { apiKey, charged: false, credits: account?.credits ?? 0 };
+  if (!account) throw new Error(`no account ${accountId} for key ${apiKey.id}`);
+  return { apiKey, charged: false, credits: account.credits };
 }
