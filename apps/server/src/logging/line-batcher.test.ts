@@ -1,13 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runProcess } from "../testing/process.js";
-import { LineBatcher, LOG_CHUNK_CHARS, LOG_FLUSH_MS } from "./line-batcher.js";
+import { LineBatcher, LOG_CHUNK_BYTES, LOG_FLUSH_MS } from "./line-batcher.js";
 
+/** Records each chunk as its text (a copy: the batcher's buffers are the destination's from then on). */
 function recordingTarget() {
   const chunks: string[] = [];
   const target = {
     chunks,
-    write: (chunk: string) => void chunks.push(chunk),
+    write: (chunk: Buffer) => void chunks.push(chunk.toString("utf8")),
     flush: vi.fn((callback?: (error?: Error) => void) => callback?.()),
     flushSync: vi.fn(),
   };
@@ -44,14 +45,31 @@ describe("LineBatcher", () => {
     const batcher = new LineBatcher(target);
     const lines = Array.from({ length: 10_000 }, (_, n) => line(n));
     for (const text of lines) batcher.write(text);
-    // Several chunks were written before any timer ran, each ending on a whole line.
+    // Several chunks were written before any timer ran, each ending on a whole line, each nearly full.
     expect(target.chunks.length).toBeGreaterThan(1);
     for (const chunk of target.chunks) {
-      expect(chunk.length).toBeGreaterThanOrEqual(LOG_CHUNK_CHARS);
+      expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(LOG_CHUNK_BYTES);
+      expect(Buffer.byteLength(chunk)).toBeGreaterThan(LOG_CHUNK_BYTES - 3 * line(10_000).length);
       expect(chunk.endsWith("\n")).toBe(true);
     }
     vi.advanceTimersByTime(LOG_FLUSH_MS);
     expect(target.chunks.join("")).toBe(lines.join(""));
+  });
+
+  it("keeps every character of lines beyond ASCII, and a line longer than a chunk whole", () => {
+    const target = recordingTarget();
+    const batcher = new LineBatcher(target);
+    const lines = Array.from(
+      { length: 2_000 },
+      (_, n) => `${JSON.stringify({ msg: "prompt", text: `été 🎬 ${n}` })}\n`,
+    );
+    const long = `${JSON.stringify({ msg: "long", text: "é".repeat(LOG_CHUNK_BYTES) })}\n`;
+    for (const text of lines.slice(0, 1_000)) batcher.write(text);
+    batcher.write(long);
+    for (const text of lines.slice(1_000)) batcher.write(text);
+    batcher.flushSync();
+    expect(target.chunks).toContain(long);
+    expect(target.chunks.join("")).toBe([...lines.slice(0, 1_000), long, ...lines.slice(1_000)].join(""));
   });
 
   it("writes what it gathered on flush() and flushSync(), then flushes the target", () => {

@@ -4,29 +4,38 @@
  * completion handed back to the event loop. Once per line, that cost a status read about as much
  * CPU as making its line. Gathered, a busy server writes one chunk per few hundred lines, and a
  * quiet one's line still goes out within `LOG_FLUSH_MS`.
+ *
+ * A chunk is gathered as bytes: each line is encoded once, straight into the chunk's buffer. Kept
+ * as a string, a chunk was a string of a few hundred joined pieces that the destination then
+ * flattened, measured and encoded again: handing a status read's line over cost 0.50-0.56 µs of
+ * CPU that way, 0.34-0.37 µs this way.
  */
 import type { DestinationStream } from "pino";
 
-/** Where the chunks go: pino's destination (sonic-boom), or anything that takes strings. */
+/** Where the chunks go: pino's destination (sonic-boom) in its `buffer` mode, or anything that takes bytes. */
 export interface ChunkTarget {
-  write(chunk: string): unknown;
+  write(chunk: Buffer): unknown;
   flush?(callback?: (error?: Error) => void): void;
   flushSync?(): void;
 }
 
 /**
- * Characters gathered before they are handed over at once: a chunk of a few hundred request lines.
+ * Bytes gathered before they are handed over at once: a chunk of a few hundred request lines.
  * Each chunk is a write on the pool, its completion and its buffers; lines of a status read's
  * size written to a file cost 1.7-2.0 µs of CPU each in chunks of 4 KiB, 1.4-1.5 in 16 KiB and
  * 0.8-0.9 in 64 KiB. A busy server fills one in about 20 ms; a quiet one's wait is `LOG_FLUSH_MS`.
  */
-export const LOG_CHUNK_CHARS = 64 * 1024;
+export const LOG_CHUNK_BYTES = 64 * 1024;
 /** How long a line waits for others at most: a line in a quiet log still shows "at once". */
 export const LOG_FLUSH_MS = 100;
 
+/** UTF-8 takes at most 3 bytes for each UTF-16 unit of a string (a surrogate pair: 4 for 2). */
+const MAX_BYTES_PER_UNIT = 3;
+
 export class LineBatcher implements DestinationStream {
   readonly #target: ChunkTarget;
-  #pending = "";
+  #chunk = Buffer.allocUnsafe(LOG_CHUNK_BYTES);
+  #used = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(target: ChunkTarget) {
@@ -34,9 +43,16 @@ export class LineBatcher implements DestinationStream {
   }
 
   write(line: string): void {
-    this.#pending += line;
-    if (this.#pending.length >= LOG_CHUNK_CHARS) this.#handOver();
-    else this.#timer ??= setTimeout(() => this.#handOver(), LOG_FLUSH_MS).unref();
+    if (this.#used + line.length * MAX_BYTES_PER_UNIT > LOG_CHUNK_BYTES) {
+      this.#handOver();
+      // A line longer than a chunk goes out on its own.
+      if (line.length * MAX_BYTES_PER_UNIT > LOG_CHUNK_BYTES) {
+        this.#target.write(Buffer.from(line));
+        return;
+      }
+    }
+    this.#used += this.#chunk.write(line, this.#used);
+    this.#timer ??= setTimeout(() => this.#handOver(), LOG_FLUSH_MS).unref();
   }
 
   /** pino's `logger.flush()`: what is gathered goes now, and the target flushes too. */
@@ -55,9 +71,11 @@ export class LineBatcher implements DestinationStream {
   #handOver(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending === "") return;
-    const chunk = this.#pending;
-    this.#pending = "";
+    if (this.#used === 0) return;
+    // The destination keeps the bytes until they are written: the next chunk is a new buffer.
+    const chunk = this.#chunk.subarray(0, this.#used);
+    this.#chunk = Buffer.allocUnsafe(LOG_CHUNK_BYTES);
+    this.#used = 0;
     this.#target.write(chunk);
   }
 }

@@ -6,7 +6,7 @@
 import type { RequestLogEntry } from "@genvideo/engine";
 import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
-import { LineBatcher } from "./line-batcher.js";
+import { type ChunkTarget, LineBatcher } from "./line-batcher.js";
 import type { LogLevel } from "./log-level.js";
 
 export type { Logger };
@@ -84,11 +84,13 @@ function handWrittenRequestLine(logger: Logger, stream: DestinationStream, time:
 }
 
 /**
- * stdout through pino's asynchronous destination, by the chunk (line-batcher.ts). What is
- * gathered is written at exit too, before the destination's own last flush.
+ * stdout through pino's asynchronous destination, by the chunk of bytes (line-batcher.ts). What
+ * is gathered is written at exit too, before the destination's own last flush.
  */
 function batchedStdout(): LineBatcher {
-  const batcher = new LineBatcher(pino.destination({ fd: 1, sync: false }));
+  // In its `buffer` mode sonic-boom's write takes bytes; its typings know only the mode of strings.
+  const destination = pino.destination({ fd: 1, sync: false, contentMode: "buffer" });
+  const batcher = new LineBatcher(destination as unknown as ChunkTarget);
   process.once("exit", () => batcher.flushSync());
   return batcher;
 }
