@@ -34,9 +34,13 @@ export function drainOnClose(server: Server): ConnectionDrain {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });
+  // One listener function for every response, not a closure (and `once`'s wrapper) per request.
+  function answered(this: ServerResponse): void {
+    answering.delete(this);
+  }
   server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
     answering.add(response);
-    response.once("close", () => answering.delete(response));
+    response.on("close", answered);
     if (closing) lastOnItsConnection(response);
   });
 
