@@ -15,6 +15,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { type Threaded, ThreadedList } from "../threaded-list.js";
 
 export interface ConnectionDrain {
   /**
@@ -25,22 +26,26 @@ export interface ConnectionDrain {
   close(deadlineMs: number): Promise<{ cut: number }>;
 }
 
+/** A response being answered. */
+interface Answering extends Threaded<Answering> {
+  response: ServerResponse;
+}
+
 /** Follows `server`'s connections from now on (call it before the server takes any). */
 export function drainOnClose(server: Server): ConnectionDrain {
   const connections = new Set<Socket>();
-  const answering = new Set<ServerResponse>();
+  // In a list, not a Set: see threaded-list.ts.
+  const answering = new ThreadedList<Answering>();
   let closing = false;
   server.on("connection", (socket: Socket) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });
-  // One listener function for every response, not a closure (and `once`'s wrapper) per request.
-  function answered(this: ServerResponse): void {
-    answering.delete(this);
-  }
   server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
-    answering.add(response);
-    response.on("close", answered);
+    const entry: Answering = { response, previous: undefined, next: undefined };
+    answering.add(entry);
+    // `on`, not `once` and its wrapper: a response closes once.
+    response.on("close", () => answering.delete(entry));
     if (closing) lastOnItsConnection(response);
   });
 
@@ -53,7 +58,7 @@ export function drainOnClose(server: Server): ConnectionDrain {
     if (!response.headersSent) response.setHeader("connection", "close");
     const socket = response.req.socket;
     response.once("close", () => {
-      for (const other of answering) if (other.req.socket === socket) return;
+      for (const other of answering) if (other.response.req.socket === socket) return;
       socket.destroySoon();
     });
   }
@@ -64,7 +69,7 @@ export function drainOnClose(server: Server): ConnectionDrain {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // close() has closed the idle keep-alive connections. What is left is answering a request,
       // or receiving one, or has never received a byte: that one has nothing to finish.
-      for (const response of answering) lastOnItsConnection(response);
+      for (const { response } of answering) lastOnItsConnection(response);
       for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
       let deadline: NodeJS.Timeout | undefined;
       const cutAtDeadline = new Promise<number>((resolve) => {

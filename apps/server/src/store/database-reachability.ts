@@ -17,6 +17,7 @@
  */
 import { StoreUnavailableError } from "@genvideo/engine";
 import type { Logger } from "../logging/logger.js";
+import { type Threaded, ThreadedList } from "../threaded-list.js";
 import { databaseOutOfReach, expectedDatabaseFailure, outOfReachNow } from "./database-failure.js";
 
 /** How long a call waits on a database in an episode before it is answered 503 (docs/operating.md). */
@@ -41,45 +42,13 @@ export interface ServedCall {
   onGiveUp: (() => void) | undefined;
 }
 
-interface Waiting extends ServedCall {
+/** A call waiting on the database. */
+interface Waiting extends ServedCall, Threaded<Waiting> {
   givenUp: StoreUnavailableError | undefined;
   startedAt: number;
   /** Answers the caller with a failure. */
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout | undefined;
-  /** Its neighbours in `WaitingCalls`. */
-  previous: Waiting | undefined;
-  next: Waiting | undefined;
-}
-
-/**
- * The calls waiting on the database, as a list threaded through them. A `Set` did this once and
- * cost every PostgreSQL request in garbage collection: with each waiting call's give-up in a Set,
- * 3.4 MB survived each young-generation collection of a process serving status reads, 93% of it
- * moved on to the old generation (to be found dead only by a full collection), against 0.15 MB
- * with this list and the same calls. Likely cause: the Set's table, reallocated as calls come
- * and go, leaves old copies whose stale entries keep finished calls and all they reference alive.
- */
-class WaitingCalls {
-  #first: Waiting | undefined;
-
-  add(waiting: Waiting): void {
-    waiting.next = this.#first;
-    if (this.#first) this.#first.previous = waiting;
-    this.#first = waiting;
-  }
-
-  delete(waiting: Waiting): void {
-    if (waiting.previous) waiting.previous.next = waiting.next;
-    else if (this.#first === waiting) this.#first = waiting.next;
-    if (waiting.next) waiting.next.previous = waiting.previous;
-    waiting.previous = undefined;
-    waiting.next = undefined;
-  }
-
-  *[Symbol.iterator](): Generator<Waiting> {
-    for (let waiting = this.#first; waiting; waiting = waiting.next) yield waiting;
-  }
 }
 
 export interface DatabaseReachabilityOptions {
@@ -96,7 +65,8 @@ export class DatabaseReachability {
   #episode: Episode | undefined;
   /** When the database last answered (the `now` clock). */
   #answeredAt = Number.NEGATIVE_INFINITY;
-  readonly #waiting = new WaitingCalls();
+  /** In a list, not a Set: see threaded-list.ts. */
+  readonly #waiting = new ThreadedList<Waiting>();
 
   constructor(options: DatabaseReachabilityOptions = {}) {
     this.#logger = options.logger;
