@@ -78,7 +78,7 @@ export class KyselyAccountQueries extends QueryGroup {
       if (!(await this.getAccount(entry.accountId))) throw new Error(`no account ${entry.accountId}`);
       return false;
     }
-    const row = ledgerToRow(entry);
+    const row = ledgerToRow(entry, entry.accountId);
     const columns = Object.keys(row) as (keyof typeof row)[];
     const insert = this.cached(
       "appendLedger.insert",

@@ -50,7 +50,7 @@ export class KyselyTaskQueries extends QueryGroup {
     // Told by its length first: a UTF-8 byte count of a request of images is a pass over megabytes.
     const inline =
       request.length <= INLINE_REQUEST_BYTES && Buffer.byteLength(request) <= INLINE_REQUEST_BYTES;
-    const row: Partial<Record<(typeof TASK_ROW_COLUMNS)[number], unknown>> = taskToRow(task);
+    const row: Partial<Record<(typeof TASK_ROW_COLUMNS)[number], unknown>> = taskToRow(task, task.accountId);
     row.request = inline ? request : null;
     const query = this.cached(
       "insertTask",
