@@ -1,8 +1,6 @@
 import { drawTextLine, FONT_CELL_HEIGHT, FONT_CELL_WIDTH, toFontText } from "./bitmap-font.js";
 import type { StillPicture } from "./scene-graph.js";
-
-/** Cb and Cr of a grey. */
-const NEUTRAL_CHROMA = 128;
+import { greyLuma, NEUTRAL_CHROMA } from "./yuv-picture.js";
 
 /** A straight (not premultiplied) RGBA image to composite over frames. */
 export interface Overlay {
@@ -77,7 +75,7 @@ export function drawCaption(picture: StillPicture, caption: Overlay): void {
         const alpha = caption.rgba[source + 3]! / 255;
         if (alpha === 0) continue;
         const at = y * width + left + x;
-        const level = 16 + (219 * caption.rgba[source]!) / 255;
+        const level = greyLuma(caption.rgba[source]!);
         pixels[at] = Math.round(pixels[at]! + (level - pixels[at]!) * alpha);
       }
     }

@@ -1,8 +1,8 @@
 import type { StillPicture } from "./scene-graph.js";
+import { greyLuma, NEUTRAL_CHROMA } from "./yuv-picture.js";
 
 /** White in BT.601 limited range: the brightest luma, neutral chroma. */
-const WHITE_LUMA = 235;
-const NEUTRAL_CHROMA = 128;
+const WHITE_LUMA = greyLuma(255);
 
 /**
  * A round, soft white glow as a straight-alpha yuva420p sprite, `diameter`

@@ -19,6 +19,19 @@ const CR_R = 112 / 255;
 const CR_G = -93.786 / 255;
 const CR_B = -18.214 / 255;
 
+/** Neutral chroma (Cb and Cr of any grey) in BT.601 limited range. */
+export const NEUTRAL_CHROMA = 128;
+
+/** The luma of a grey at `level` (0..255 RGB) in BT.601 limited range: 16 (black) to 235 (white). */
+export function greyLuma(level: number): number {
+  return 16 + (219 * level) / 255;
+}
+
+// One pixel's BT.601 conversion, + 0.5 each: a typed array truncates what it stores, so that rounds.
+const lumaOf = (r: number, g: number, b: number) => 16.5 + Y_R * r + Y_G * g + Y_B * b;
+const cbOf = (r: number, g: number, b: number) => NEUTRAL_CHROMA + 0.5 + CB_R * r + CB_G * g + CB_B * b;
+const crOf = (r: number, g: number, b: number) => NEUTRAL_CHROMA + 0.5 + CR_R * r + CR_G * g + CR_B * b;
+
 /** A 3x3 matrix applied to RGB (0..255) before the conversion, row by row: red, green, blue out. */
 export type ColourMatrix = readonly [number, number, number, number, number, number, number, number, number];
 
@@ -80,15 +93,14 @@ export function yuv420FromBlocks(
         const g = clip255(m[k + 3]! * red + m[k + 4]! * green + m[k + 5]! * blue);
         const b = clip255(m[k + 6]! * red + m[k + 7]! * green + m[k + 8]! * blue);
         const at = target + copy * size.width;
-        // A typed array truncates what it stores: + 0.5 rounds.
-        const level = 16.5 + Y_R * r + Y_G * g + Y_B * b;
+        const level = lumaOf(r, g, b);
         pixels[at] = level;
         pixels[at + 1] = level;
         pixels[at + width] = level;
         pixels[at + width + 1] = level;
         const chromaAt = cb + (copy * size.width) / 2;
-        pixels[chromaAt] = 128.5 + CB_R * r + CB_G * g + CB_B * b;
-        pixels[chromaAt + chroma] = 128.5 + CR_R * r + CR_G * g + CR_B * b;
+        pixels[chromaAt] = cbOf(r, g, b);
+        pixels[chromaAt + chroma] = crOf(r, g, b);
       }
     }
   }
@@ -114,13 +126,13 @@ export function yuv420FromRgb(rgb: Buffer, size: FrameSize): StillPicture {
         const red = rgb[at]!;
         const green = rgb[at + 1]!;
         const blue = rgb[at + 2]!;
-        pixels[target + (corner >> 1) * width + (corner & 1)] = 16.5 + Y_R * red + Y_G * green + Y_B * blue;
+        pixels[target + (corner >> 1) * width + (corner & 1)] = lumaOf(red, green, blue);
         r += red / 4;
         g += green / 4;
         b += blue / 4;
       }
-      pixels[cb] = 128.5 + CB_R * r + CB_G * g + CB_B * b;
-      pixels[cb + luma / 4] = 128.5 + CR_R * r + CR_G * g + CR_B * b;
+      pixels[cb] = cbOf(r, g, b);
+      pixels[cb + luma / 4] = crOf(r, g, b);
     }
   }
   return smoothChroma(picture);
