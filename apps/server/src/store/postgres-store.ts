@@ -31,6 +31,7 @@ import { migrateToLatest } from "./migrations.js";
 import type { QueryContext } from "./query-group.js";
 import { KyselyRequestPathQueries } from "./request-path-queries.js";
 import { CompiledQueries, type PreparedQuery, type SqlExecutor } from "./sql-executor.js";
+import { RowShapes, runStatement } from "./statement-run.js";
 import type { Database } from "./tables.js";
 
 export interface PostgresStoreOptions {
@@ -203,6 +204,7 @@ export function createPostgresStore(
   options: PostgresStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
+  const shapes = new RowShapes((oid) => types.getTypeParser(oid, "text"));
   const reachability = options.reachability ?? new DatabaseReachability();
   let closed = false;
 
@@ -252,7 +254,7 @@ export function createPostgresStore(
         ?.stream;
       if (socket) resetConnection(socket, "given up on");
     };
-    const run = async (query: PreparedQuery) => {
+    const run = async <R>(query: PreparedQuery) => {
       assertTransactionOpen(open);
       if (hints.readOnly) {
         if (needsTransaction(query)) throw new Error("a read-only transaction tried to write");
@@ -265,16 +267,12 @@ export function createPostgresStore(
         await begun;
       }
       // Fixed-shape queries are prepared once per connection, under their name.
-      return client.query({
-        name: query.preparedName,
-        text: query.sql,
-        values: query.parameters as unknown[],
-      });
+      return runStatement<R>(client, shapes, query.preparedName, query.sql, query.parameters);
     };
     const exec: SqlExecutor = {
-      rows: async <R>(query: CompiledQuery) => (await run(query)).rows as R[],
-      first: async <R>(query: CompiledQuery) => (await run(query)).rows[0] as R | undefined,
-      changes: async (query) => (await run(query)).rowCount ?? 0,
+      rows: async <R>(query: CompiledQuery) => (await run<R>(query)).rows,
+      first: async <R>(query: CompiledQuery) => (await run<R>(query)).rows[0],
+      changes: async (query) => (await run(query)).rowCount,
     };
     try {
       const value = await work({
