@@ -92,6 +92,16 @@ export const benchmarks = [
     ],
   },
   {
+    name: "postgres-pinned",
+    what: "one API process on PostgreSQL vs the one-round-trip ceiling, both pinned to CPU 0, wrk and PostgreSQL to CPU 1",
+    command: "node postgres/run.mjs --pinned",
+    figures: [
+      line(String.raw`status reads: ceiling N/s \(N µs CPU each\), genvideo N/s \(N µs CPU each\): N%`),
+      line(String.raw`creates: +ceiling N/s \(N µs CPU each\), genvideo N/s \(N µs CPU each\): N%`),
+      line("both pinned to CPU 0, wrk and PostgreSQL to CPU 1"),
+    ],
+  },
+  {
     name: "webhooks",
     what: "deliveries/s to a fast receiver, alone and among 100 dead ones",
     command: "node webhooks/run.mjs",

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { cpuMicros } from "../server/process-cpu.mjs";
 import { auth, createBody, seedStatusTargets, serverCli, startProcess } from "../server/processes.mjs";
+import { wrkClosedLoop } from "../server/wrk-load.mjs";
 import { verdict } from "../smoke.mjs";
 import { cycling, loadAcross, startGenvideo } from "./cluster-processes.mjs";
 
@@ -87,15 +88,49 @@ async function manyAccounts(databaseUrl, count) {
 }
 
 /**
+ * A load of `workload` on `url` for `duration` seconds: autocannon in this process, or, `pinned`,
+ * wrk on CPU 1 (the servers' core is 0). Requests/s, requests and failures.
+ */
+async function loadOn(url, { wrk, ...workload }, duration, pinned) {
+  if (!pinned) return loadAcross([url], { ...workload, duration });
+  const result = await wrkClosedLoop({
+    url,
+    ...wrk,
+    seconds: duration,
+    connections: workload.connections,
+    cpu: 1,
+  });
+  return {
+    requestsPerSecond: result.requestsPerSecond,
+    requests: result.requests,
+    failures: result.non2xx + result.failures,
+  };
+}
+
+/**
  * Part 1 and 2 on a new database of `cluster`: `{ ceiling: {...}, scaling: {...} }`.
  * `rounds` alternations of `duration` seconds at `connections` connections, each
  * load after `warmup` seconds of the same (none when 0); reads cycle through
- * `readTargets` tasks.
+ * `readTargets` tasks. `pinned`: both servers on CPU 0 and wrk on CPU 1, beside
+ * PostgreSQL, which the caller pinned there; part 2, about processes, is left out.
  */
-export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup, readTargets, connections }) {
-  const first = await startGenvideo({ databaseUrl, role: "api" });
+export async function apiAgainstCeiling({
+  databaseUrl,
+  rounds,
+  duration,
+  warmup,
+  readTargets,
+  connections,
+  pinned,
+}) {
+  const serverCpu = pinned ? 0 : undefined;
+  const first = await startGenvideo({ databaseUrl, role: "api", cpu: serverCpu });
   const servers = [first];
-  const ceiling = startProcess([join(here, "ceiling-server.mjs")], { DATABASE_URL: databaseUrl, PORT: "0" });
+  const ceiling = startProcess(
+    [join(here, "ceiling-server.mjs")],
+    { DATABASE_URL: databaseUrl, PORT: "0" },
+    { cpu: serverCpu },
+  );
   try {
     const ceilingUrl = await ceiling.url;
     // Queued tasks to read: both read the same rows, and no worker takes CPU from either.
@@ -107,21 +142,27 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
       body: createBody,
       count: readTargets,
     });
+    const readPaths = ids.map((id) => `/api/gen/status/${id}`);
     const reads = {
       connections,
-      requests: cycling(
-        ids.map((id) => `/api/gen/status/${id}`),
-        auth,
-      ),
+      requests: cycling(readPaths, auth),
+      wrk: { paths: readPaths, headers: auth },
     };
-    const creates = { connections, ...post(auth) };
+    const creates = {
+      connections,
+      ...post(auth),
+      wrk: { paths: ["/api/gen/generate"], method: "POST", headers: post(auth).headers, body: createBody },
+    };
     let failures = 0;
     const cpu = {};
     // Requests/s, and the CPU the one process behind `url` spent per request (`cpu[name]`, µs):
     // steadier than the rate on a machine where other work takes the cores.
     const measure = async (urls, options, name, pid) => {
       const before = pid === undefined ? undefined : cpuMicros(pid);
-      const load = await loadAcross(urls, { ...options, duration });
+      const load =
+        urls.length === 1
+          ? await loadOn(urls[0], options, duration, pinned)
+          : await loadAcross(urls, { ...options, duration });
       const spent = before === undefined ? undefined : cpuMicros(pid) - before;
       if (name !== undefined && spent !== undefined && load.requests > 0) {
         cpu[name] ??= [];
@@ -131,8 +172,8 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
       return load.requestsPerSecond;
     };
     for (const url of warmup > 0 ? [ceilingUrl, first.url] : []) {
-      await loadAcross([url], { ...reads, duration: warmup });
-      await loadAcross([url], { ...creates, duration: warmup });
+      await loadOn(url, reads, warmup, pinned);
+      await loadOn(url, creates, warmup, pinned);
     }
     const rows = [];
     for (let round = 0; round < rounds; round++) {
@@ -146,6 +187,16 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
       rows.push(row);
     }
     await ceiling.stop();
+    const result = {
+      rounds: rows,
+      /** Median CPU µs per request of each measured process, by row key; empty without /proc. */
+      cpuPerRequest: Object.fromEntries(Object.entries(cpu).map(([name, values]) => [name, median(values)])),
+      statusRatio: median(rows.map((row) => row.status / row.ceilingStatus)),
+      createRatio: median(rows.map((row) => row.creates / row.ceilingCreates)),
+      // Non-2xx answers and errors of every load: figures measured over failures mean nothing.
+      failures,
+    };
+    if (pinned) return result;
 
     const keys = await manyAccounts(databaseUrl, MANY_ACCOUNTS);
     const spread = { connections, ...createsAcross(keys) };
@@ -160,34 +211,30 @@ export async function apiAgainstCeiling({ databaseUrl, rounds, duration, warmup,
       scaling[name].manyAccounts = await measure(urls(), spread);
       console.error(`  creates, ${name} API process(es): ${JSON.stringify(scaling[name])}`);
     }
-    return {
-      rounds: rows,
-      /** Median CPU µs per request of each measured process, by row key; empty without /proc. */
-      cpuPerRequest: Object.fromEntries(Object.entries(cpu).map(([name, values]) => [name, median(values)])),
-      statusRatio: median(rows.map((row) => row.status / row.ceilingStatus)),
-      createRatio: median(rows.map((row) => row.creates / row.ceilingCreates)),
-      scaling,
-      // Non-2xx answers and errors of every load: figures measured over failures mean nothing.
-      failures,
-    };
+    return { ...result, scaling, failures };
   } finally {
     await Promise.all([ceiling.stop(), ...servers.map((server) => server.stop())]);
   }
 }
 
 /** The report's lines for `apiAgainstCeiling`'s result. */
-export function ceilingLines(result, { duration, connections }) {
+export function ceilingLines(result, { duration, connections, pinned }) {
   const percent = (value) => `${(value * 100).toFixed(0)}%`;
   const judged = (value) => `${percent(value)} (target >= ${percent(TARGET)}: ${verdict(value >= TARGET)})`;
   const pick = (key) => median(result.rounds.map((row) => row[key]));
   const cpu = (key) =>
     result.cpuPerRequest[key] === undefined ? "" : ` (${Math.round(result.cpuPerRequest[key])} µs CPU each)`;
-  const { one, two } = result.scaling;
-  return [
+  const lines = [
     `One API process against bare Hono + pg on the same database (bench/postgres/ceiling-server.mjs), ` +
-      `${result.rounds.length} alternating rounds of ${duration} s at ${connections} connections, medians:`,
+      `${result.rounds.length} alternating rounds of ${duration} s at ${connections} connections` +
+      `${pinned ? ", both pinned to CPU 0, wrk and PostgreSQL to CPU 1" : ""}, medians:`,
     `  status reads: ceiling ${pick("ceilingStatus")}/s${cpu("ceilingStatus")}, genvideo ${pick("status")}/s${cpu("status")}: ${judged(result.statusRatio)}`,
     `  creates:      ceiling ${pick("ceilingCreates")}/s${cpu("ceilingCreates")}, genvideo ${pick("creates")}/s${cpu("creates")}: ${judged(result.createRatio)}`,
+  ];
+  if (!result.scaling) return lines;
+  const { one, two } = result.scaling;
+  return [
+    ...lines,
     `Creates/s with 1 and 2 API processes: one account ${one.oneAccount} and ${two.oneAccount} ` +
       `(${(two.oneAccount / one.oneAccount).toFixed(2)}x); ${MANY_ACCOUNTS} accounts ${one.manyAccounts} and ` +
       `${two.manyAccounts} (${(two.manyAccounts / one.manyAccounts).toFixed(2)}x)`,

@@ -21,16 +21,16 @@ process.on("exit", () => {
  * `genvideo-server start` on `databaseUrl` (PostgreSQL) in `role`, or on SQLite
  * (role all) when `databaseUrl` is undefined. Each process has a data directory
  * of its own, as on separate machines, under `dataRoot` (the system's temp
- * folder by default). `env` adds or overrides settings.
+ * folder by default). `env` adds or overrides settings; `cpu` pins it to that CPU.
  */
-export async function startGenvideo({ databaseUrl, role = "all", env = {}, dataRoot = tmpdir() }) {
+export async function startGenvideo({ databaseUrl, role = "all", env = {}, dataRoot = tmpdir(), cpu }) {
   const dataDir = mkdtempSync(join(dataRoot, `genvideo-bench-${role}-`));
   const environment = {
     ...serverEnvironment(dataDir),
     ...(databaseUrl ? { GENVIDEO_DATABASE_URL: databaseUrl, GENVIDEO_ROLE: role } : {}),
     ...env,
   };
-  const child = startProcess([serverCli, "start"], environment);
+  const child = startProcess([serverCli, "start"], environment, { cpu });
   running.add(child);
   const url = await child.url;
   return {

@@ -20,6 +20,12 @@
 //    creates with one and two API processes on one account and on many (see
 //    ceiling.mjs).
 //
+// `--pinned`: part 3 only, its two servers pinned to CPU 0 and the load generator
+// (wrk) and PostgreSQL to CPU 1 (`taskset`), so that neither takes the servers'
+// core: the ratio then compares what each server does per request, which
+// unpinned rounds, all sharing two cores, move by tens of percent. Needs 2 CPUs,
+// taskset and wrk.
+//
 // `--smoke`: every part once, tiny (one round of half a second, 100 tasks, one
 // worker process, no warm-ups), in a few seconds: that the benchmark still runs
 // end to end (CI runs it so). No figure is judged; it fails only when a part
@@ -38,6 +44,7 @@ import { startPostgresCluster } from "@genvideo/server/testing/postgres";
 import { makeWorkerUtils } from "graphile-worker";
 import pg from "pg";
 import { auth, createBody, seedStatusTargets, serverCli } from "../server/processes.mjs";
+import { checkPinning } from "../server/wrk-load.mjs";
 import { sized, smoke, verdict } from "../smoke.mjs";
 import { textTable } from "../text-table.mjs";
 import { apiAgainstCeiling, ceilingLines } from "./ceiling.mjs";
@@ -66,8 +73,9 @@ const WORKER_COUNTS = String(setting("BENCH_WORKER_COUNTS", "1,2,4", "1"))
 const ROUNDS = Number(setting("BENCH_ROUNDS", 3, 1));
 /** Seconds of load before each measured one, so connections and prepared statements exist. */
 const WARMUP_S = sized(1, 0);
-/** `api`, `workers`, `ceiling` or all three (default): run part of the benchmark while working on it. */
-const PARTS = (process.env.BENCH_PARTS ?? "api,workers,ceiling").split(",");
+const pinned = process.argv.includes("--pinned");
+/** `api`, `workers`, `ceiling` or all three (default; `ceiling` pinned): run part of the benchmark while working on it. */
+const PARTS = (process.env.BENCH_PARTS ?? (pinned ? "ceiling" : "api,workers,ceiling")).split(",");
 /** Share of graphile-worker's rate a drain should reach, by where its videos are. */
 const TARGETS = { memory: 1, disk: 0.6 };
 /**
@@ -323,6 +331,12 @@ async function main() {
     `scale-out bench: ${cpus().length} CPUs, load ${loadBefore.map((value) => value.toFixed(2)).join(" ")}; ` +
       `API loads ${DURATION_S} s at ${CONNECTIONS} connections; ${TASKS} tasks per drain, concurrency ${CONCURRENCY} per worker process`,
   );
+  if (pinned) {
+    checkPinning();
+    // This process and every thread of it on CPU 1: the cluster started next, and each backend it
+    // forks for a connection, inherit it. The servers are started on CPU 0.
+    execFileSync("taskset", ["-a", "-p", "-c", "1", String(process.pid)], { stdio: "ignore" });
+  }
   const cluster = await startPostgresCluster({ durable: true });
   try {
     const api = PARTS.includes("api") ? await apiScaling(cluster) : undefined;
@@ -349,6 +363,7 @@ async function main() {
           warmup: WARMUP_S,
           readTargets: READ_TARGETS,
           connections: CONNECTIONS,
+          pinned,
         })
       : undefined;
     report(api, drains, loadBefore, ceiling);
@@ -432,7 +447,7 @@ function report(api, drains, loadBefore, ceiling) {
   }
   if (ceiling) {
     console.log("");
-    for (const line of ceilingLines(ceiling, { duration: DURATION_S, connections: CONNECTIONS }))
+    for (const line of ceilingLines(ceiling, { duration: DURATION_S, connections: CONNECTIONS, pinned }))
       console.log(line);
   }
   const loadAfter = loadavg();
@@ -466,7 +481,7 @@ function report(api, drains, loadBefore, ceiling) {
   }
   mkdirSync(join(here, "../results"), { recursive: true });
   writeFileSync(
-    join(here, "../results/postgres.json"),
+    join(here, `../results/${pinned ? "postgres-pinned" : "postgres"}.json`),
     `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadBefore, loadAfter, api, drains, ceiling }, null, 2)}\n`,
   );
 }

@@ -17,7 +17,6 @@
 // never takes the server's core and bare Hono on the same core is the per-core
 // ceiling; the ratios come from one run. It runs the API part only (the seeded
 // part measures latency, with its own clients). Needs 2 CPUs, taskset and wrk.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -35,7 +34,7 @@ import {
   seededSample,
   statusAtHalfLoad,
 } from "./seeded-status.mjs";
-import { wrkAvailable, wrkClosedLoop } from "./wrk-load.mjs";
+import { checkPinning, wrkClosedLoop } from "./wrk-load.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
@@ -108,16 +107,6 @@ function autocannonOptions({ origin, paths, headers, method = "GET", body }) {
   return method === "GET"
     ? { url: origin, requests: cyclingRequests(paths, headers) }
     : { url: `${origin}${paths[0]}`, headers, method, body };
-}
-
-/** Where pinning needs what it needs, says what is missing. */
-function checkPinning() {
-  const missing = [
-    ...(cpus().length < 2 ? [`a second CPU (this machine has ${cpus().length})`] : []),
-    ...(spawnSync("taskset", ["-V"], { stdio: "ignore" }).error ? ["taskset (Debian: util-linux)"] : []),
-    ...(wrkAvailable() ? [] : ["wrk (Debian: wrk)"]),
-  ];
-  if (missing.length > 0) throw new Error(`--pinned needs ${missing.join(", ")}`);
 }
 
 async function main() {

@@ -12,7 +12,7 @@
 // late each request went out against its schedule (the send lag).
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,6 +29,19 @@ export function wrkAvailable() {
 
 export const WRK_MISSING =
   "wrk is not installed (Debian: apt-get install wrk): the status p99 at half load was not measured";
+
+/**
+ * Throws, saying what is missing, where a pinned run (`--pinned`: servers on CPU 0, the load
+ * generator on CPU 1) cannot run.
+ */
+export function checkPinning() {
+  const missing = [
+    ...(cpus().length < 2 ? [`a second CPU (this machine has ${cpus().length})`] : []),
+    ...(spawnSync("taskset", ["-V"], { stdio: "ignore" }).error ? ["taskset (Debian: util-linux)"] : []),
+    ...(wrkAvailable() ? [] : ["wrk (Debian: wrk)"]),
+  ];
+  if (missing.length > 0) throw new Error(`--pinned needs ${missing.join(", ")}`);
+}
 
 /** The most status reads per second a closed loop of 50 connections gets from `url`. */
 export async function wrkMaximum({ url, paths, headers = {}, seconds }) {
