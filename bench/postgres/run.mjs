@@ -71,8 +71,13 @@ const WORKER_COUNTS = String(setting("BENCH_WORKER_COUNTS", "1,2,4", "1"))
   .split(",")
   .map(Number);
 const ROUNDS = Number(setting("BENCH_ROUNDS", 3, 1));
-/** Seconds of load before each measured one, so connections and prepared statements exist. */
-const WARMUP_S = sized(1, 0);
+/**
+ * Seconds of load before each measured one, so connections and prepared statements exist and
+ * the code the load runs is compiled. After one second both servers still ran their first
+ * round slow: in three pinned runs, genvideo's first round of status reads ran at 36% to 57% of
+ * its later rounds, the ceiling's at 52% to 88%, and that round's ratio counted in the median.
+ */
+const WARMUP_S = sized(3, 0);
 const pinned = process.argv.includes("--pinned");
 /** `api`, `workers`, `ceiling` or all three (default; `ceiling` pinned): run part of the benchmark while working on it. */
 const PARTS = (process.env.BENCH_PARTS ?? (pinned ? "ceiling" : "api,workers,ceiling")).split(",");
