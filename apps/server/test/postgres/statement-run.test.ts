@@ -97,9 +97,11 @@ describePostgres("a statement run on a pg connection", () => {
     const shapes = shapesOfStore();
     const insert = "insert into t (id) values ($1) returning id";
     await runStatement(client, shapes, "insert", insert, ["a"]);
-    await expect(runStatement(client, shapes, "insert", insert, ["a"])).rejects.toMatchObject({
-      code: "23505",
-    });
+    const runFromHere = async () => await runStatement(client, shapes, "insert", insert, ["a"]);
+    const failure = await runFromHere().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "23505" });
+    // Its stack leads back to who ran it, not to the socket's read.
+    expect((failure as Error).stack).toContain("runFromHere");
     // Still prepared (no "already exists"), still described, still answering.
     expect((await runStatement(client, shapes, "insert", insert, ["b"])).rows).toEqual([{ id: "b" }]);
     // A statement PostgreSQL cannot parse is not prepared: the next run fails the same way.
