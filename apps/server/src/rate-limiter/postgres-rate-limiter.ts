@@ -4,7 +4,7 @@
  * processes the requests land on.
  *
  * Cost per request: one round trip and one single-row upsert, outside the
- * request's transaction. The table is UNLOGGED (no WAL, no fsync: a crash
+ * request's transaction, run as the store runs its statements (statement-run.ts). The table is UNLOGGED (no WAL, no fsync: a crash
  * empties it, which only hands every key a full bucket), the update changes
  * no indexed column so it stays on its page (HOT), and time is PostgreSQL's
  * clock, the same for every machine. Requests of one key queue on its row
@@ -18,6 +18,8 @@ import {
 } from "@genvideo/engine";
 import type pg from "pg";
 import type { DatabaseReachability } from "../store/database-reachability.js";
+import { columnParser } from "../store/postgres-store.js";
+import { RowShapes, runPooledStatement } from "../store/statement-run.js";
 
 const TAKE = `
 insert into rate_limit_buckets as b (bucket, tokens, updated_at, allowed)
@@ -35,6 +37,8 @@ export class PostgresRateLimiter extends RateLimiterHeaders implements RateLimit
   readonly perMinute: number;
   readonly #pool: pg.Pool;
   readonly #reachability: DatabaseReachability;
+  /** The take's row, described at its first run (statement-run.ts), as the store's statements are. */
+  readonly #shapes = new RowShapes(columnParser);
 
   /** `reachability`: a database out of reach answers 503, as the store's transactions do. */
   constructor(pool: pg.Pool, name: string, perMinute: number, reachability: DatabaseReachability) {
@@ -47,11 +51,13 @@ export class PostgresRateLimiter extends RateLimiterHeaders implements RateLimit
 
   async take(key: string): Promise<RateLimitDecision> {
     const { rows } = await this.#reachability.serve(() =>
-      this.#pool.query<{ tokens: number; allowed: boolean }>({
-        name: "genvideo_rate_limit_take",
-        text: TAKE,
-        values: [`${this.name}:${key}`, this.perMinute, this.perMinute / 60_000],
-      }),
+      runPooledStatement<{ tokens: number; allowed: boolean }>(
+        this.#pool,
+        this.#shapes,
+        "genvideo_rate_limit_take",
+        TAKE,
+        [`${this.name}:${key}`, this.perMinute, this.perMinute / 60_000],
+      ),
     );
     const row = rows[0]!;
     return rateLimitDecision(row.tokens, row.allowed, this.perMinute);

@@ -85,7 +85,7 @@ const MIGRATION_LOCK = 0x67656e766964656fn;
 
 /** PostgreSQL's `bigint` (oid 20) comes back as a JS number: every one we store is a ms time or a count. */
 const INT8_OID = 20;
-/** One parser for every such column: pg asks for a column's parser on every query it runs. */
+/** One parser for every such column. */
 const parseInt8 = (value: string) => Number(value);
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -93,6 +93,11 @@ const types = {
       ? parseInt8
       : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
+
+/** The parser of a column of type `oid` in text format, for `RowShapes`: the pool's own. */
+export function columnParser(oid: number): (text: string) => unknown {
+  return types.getTypeParser(oid, "text");
+}
 
 /** A query unanswered this long makes the pool check its network path (dead-path-watch.ts). */
 const SUSPECT_AFTER_MS = 1_000;
@@ -204,7 +209,7 @@ export function createPostgresStore(
   options: PostgresStoreOptions = {},
 ): Store {
   const compiled = new CompiledQueries();
-  const shapes = new RowShapes((oid) => types.getTypeParser(oid, "text"));
+  const shapes = new RowShapes(columnParser);
   const reachability = options.reachability ?? new DatabaseReachability();
   let closed = false;
 

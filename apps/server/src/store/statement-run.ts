@@ -87,6 +87,31 @@ export function runStatement<Row>(
 }
 
 /**
+ * `runStatement` on a connection of `pool`, which goes back to it after, as `pool.query` does:
+ * dropped when the statement failed, in case the failure was the connection's.
+ */
+export async function runPooledStatement<Row>(
+  pool: {
+    connect(): Promise<{ query(submittable: StatementRun<Row>): unknown; release(error?: Error): void }>;
+  },
+  shapes: RowShapes,
+  name: string | undefined,
+  text: string,
+  values: readonly unknown[],
+): Promise<StatementResult<Row>> {
+  const client = await pool.connect();
+  let result: StatementResult<Row>;
+  try {
+    result = await runStatement<Row>(client, shapes, name, text, values);
+  } catch (error) {
+    client.release(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+  client.release();
+  return result;
+}
+
+/**
  * A failure comes from the socket's read, whose stack says nothing of who ran the statement:
  * taken again here, it is the chain of calls that awaited it (pg's own queries do the same).
  */

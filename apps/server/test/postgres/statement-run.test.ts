@@ -3,7 +3,7 @@
 // connection), what it makes of the answers, and that a failure leaves the connection usable.
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { RowShapes, runStatement } from "../../src/store/statement-run.js";
+import { RowShapes, runPooledStatement, runStatement } from "../../src/store/statement-run.js";
 import { describePostgres, freshDatabase } from "../support/postgres.js";
 
 const BIGINT = 20;
@@ -140,5 +140,22 @@ describePostgres("a statement run on a pg connection", () => {
     expect((await client.query({ name: "mine", text: "select $1::int + 1 as m", values: [2] })).rows).toEqual(
       [{ m: 3 }],
     );
+  });
+
+  it("on a pool, gives the connection back after a statement, and drops it after a failure", async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const shapes = shapesOfStore();
+      const insert = "insert into t (id) values ($1) returning id";
+      expect((await runPooledStatement(pool, shapes, "insert", insert, ["a"])).rows).toEqual([{ id: "a" }]);
+      expect([pool.totalCount, pool.idleCount]).toEqual([1, 1]);
+      await expect(runPooledStatement(pool, shapes, "insert", insert, ["a"])).rejects.toMatchObject({
+        code: "23505",
+      });
+      expect(pool.totalCount).toBe(0);
+      expect((await runPooledStatement(pool, shapes, "insert", insert, ["b"])).rows).toEqual([{ id: "b" }]);
+    } finally {
+      await pool.end();
+    }
   });
 });
