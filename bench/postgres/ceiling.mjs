@@ -148,11 +148,8 @@ export async function apiAgainstCeiling({
       requests: cycling(readPaths, auth),
       wrk: { paths: readPaths, headers: auth },
     };
-    const creates = {
-      connections,
-      ...post(auth),
-      wrk: { paths: ["/api/gen/generate"], method: "POST", headers: post(auth).headers, body: createBody },
-    };
+    const { path: createPath, ...create } = post(auth);
+    const creates = { connections, path: createPath, ...create, wrk: { paths: [createPath], ...create } };
     let failures = 0;
     const cpu = {};
     // Requests/s, and the CPU the one process behind `url` spent per request (`cpu[name]`, µs):

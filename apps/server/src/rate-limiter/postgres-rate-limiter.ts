@@ -4,7 +4,8 @@
  * processes the requests land on.
  *
  * Cost per request: one round trip and one single-row upsert, outside the
- * request's transaction, run as the store runs its statements (statement-run.ts). The table is UNLOGGED (no WAL, no fsync: a crash
+ * request's transaction, run as the store runs its statements
+ * (statement-run.ts). The table is UNLOGGED (no WAL, no fsync: a crash
  * empties it, which only hands every key a full bucket), the update changes
  * no indexed column so it stays on its page (HOT), and time is PostgreSQL's
  * clock, the same for every machine. Requests of one key queue on its row
