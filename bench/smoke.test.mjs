@@ -32,3 +32,12 @@ describe.concurrent("every benchmark runs in smoke mode and prints its figures",
     });
   }
 });
+
+// After the benchmarks above: through turbo, the root's script checks the builds first.
+describe("the root's pnpm bench", () => {
+  it("takes benchmark names as the docs write them (`pnpm bench telemetry`)", async () => {
+    const { status, output } = await run("pnpm --dir .. bench no-such-benchmark");
+    expect(status, output).not.toBe(0);
+    expect(output).toContain("no benchmark named no-such-benchmark; there are sdk-size,");
+  });
+});
